@@ -7,23 +7,30 @@ caller: every failure becomes an error Outcome, with credential values redacted.
 from __future__ import annotations
 
 import difflib
+import hashlib
 import logging
 import os
+from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
+from forge.auth import secret_variants
 from forge.client import HttpClient
-from forge.errors import ForgeError, OutcomeUnknown
+from forge.errors import ForgeError, GateError, OutcomeUnknown, UpstreamUnreachable
 from forge.gate import Gate
 from forge.render import RenderedRequest, redact, render
 from forge.results import Outcome, describe_request, error, format_response, preview
 from forge.schema import CONFIRM, validate_arguments
 from forge.spec import Spec, Tool
 
-__all__ = ["Engine", "Entry"]
+__all__ = ["AuditSink", "Engine", "Entry", "Prepared"]
 
 log = logging.getLogger("forge")
+
+
+AuditSink = Callable[[Mapping[str, Any]], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +40,21 @@ class Entry:
     name: str
     spec: Spec
     tool: Tool
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A validated, rendered call that has not been sent. `token` is the confirm argument."""
+
+    entry: Entry
+    request: RenderedRequest
+    token: str | None = None
+
+    @property
+    def binding(self) -> bytes:
+        """What a token for this call is bound to: spec, tool and the exact request."""
+        spec, tool = self.entry.spec, self.entry.tool
+        return b"\x00".join([spec.name.encode(), tool.name.encode(), self.request.fingerprint()])
 
 
 class Engine:
@@ -45,6 +67,8 @@ class Engine:
         env: where credentials are read, at call time (defaults to os.environ).
         dry_run: render every call and send nothing.
         namespace: prefix tool names with `<spec name>_` (for several specs in one server).
+        audit: called with one record (a dict without credential values) per write that
+            was sent or whose sending was attempted.
     """
 
     def __init__(
@@ -56,12 +80,14 @@ class Engine:
         env: Mapping[str, str] | Callable[[], Mapping[str, str]] | None = None,
         dry_run: bool = False,
         namespace: bool = False,
+        audit: AuditSink | None = None,
     ) -> None:
         self.specs = tuple(specs)
         self.gate = gate
         self.http = http or HttpClient()
         self._env = env
         self.dry_run = dry_run
+        self.audit = audit
         self.entries: dict[str, Entry] = {}
         for spec in self.specs:
             for tool in spec.tools:
@@ -73,55 +99,93 @@ class Engine:
             return os.environ
         return self._env() if callable(self._env) else self._env
 
-    def render(self, name: str, arguments: Mapping[str, Any]) -> RenderedRequest:
-        """Render what `name` would send with `arguments` (`confirm` ignored).
+    def prepare(
+        self, name: str, arguments: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
+    ) -> Prepared | Outcome:
+        """Validate and render a call without sending anything; never raises.
 
-        Raises:
-            KeyError: no such tool.
-            ForgeError: the request cannot be built.
+        Args:
+            env: credentials for this call only (per-request passthrough), layered over
+                the engine's environment.
+
+        Returns:
+            The rendered call, or an error Outcome saying why it cannot be made.
         """
-        entry = self.entries[name]
-        args = {k: v for k, v in arguments.items() if k != CONFIRM or not entry.tool.write}
-        return render(entry.spec.transport, entry.tool, args, self.environ())
-
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> Outcome:
-        """Run one tool call; never raises."""
         entry = self.entries.get(name)
         if entry is None:
             hint = difflib.get_close_matches(name, list(self.entries), n=1)
             return error(f"unknown tool {name!r}" + (f"; did you mean {hint[0]!r}?" if hint else ""))
+        args = dict(arguments or {})
+        problems = validate_arguments(entry.tool, args)
+        if problems:
+            return error(f"invalid arguments for {name}: " + "; ".join(problems) + ". Nothing was sent.")
+        token = args.pop(CONFIRM, None) if entry.tool.write else None
+        environ = self.environ() if env is None else ChainMap(dict(env), dict(self.environ()))
         try:
-            return await self._call(entry, dict(arguments or {}))
+            request = render(entry.spec.transport, entry.tool, args, environ)
         except ForgeError as exc:
             return error(str(exc))
         except Exception as exc:
-            log.error("internal error in tool %s: %s", name, redact(repr(exc), self._secrets(entry)))
-            return error(f"internal error in forge while running {name}: {type(exc).__name__}; nothing more is known")
+            log.error("internal error rendering %s: %s", name, redact(repr(exc), self._secrets(entry, environ)))
+            return error(f"internal error in forge while rendering {name}: {type(exc).__name__}; nothing was sent")
+        return Prepared(entry, request, token)
 
-    async def _call(self, entry: Entry, args: dict[str, Any]) -> Outcome:
-        tool, spec = entry.tool, entry.spec
-        problems = validate_arguments(tool, args)
-        if problems:
-            return error(f"invalid arguments for {entry.name}: " + "; ".join(problems) + ". Nothing was sent.")
-        token = args.pop(CONFIRM, None) if tool.write else None
-        request = render(spec.transport, tool, args, self.environ())
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, env: Mapping[str, str] | None = None
+    ) -> Outcome:
+        """Run one tool call through the token gate; never raises."""
+        prepared = self.prepare(name, arguments, env)
+        if isinstance(prepared, Outcome):
+            return prepared
         if self.dry_run:
             return Outcome(
                 text="DRY RUN: nothing was sent. This is the request the call would make:\n\n"
-                + describe_request(request)
+                + describe_request(prepared.request)
             )
-        if tool.write:
-            binding = b"\x00".join([spec.name.encode(), tool.name.encode(), request.fingerprint()])
-            if token is None:
-                return preview(tool, request, self.gate.issue(binding), self.gate.lifetime)
-            self.gate.redeem(token, binding)
+        if prepared.entry.tool.write:
+            if prepared.token is None:
+                return self.hold(prepared)
+            try:
+                self.gate.redeem(prepared.token, prepared.binding)
+            except GateError as exc:
+                return error(f"{name}: {exc}")
+        return await self.send(prepared)
+
+    def hold(self, prepared: Prepared) -> Outcome:
+        """A write's preview, with a new token bound to exactly this request."""
+        token = self.gate.issue(prepared.binding)
+        return preview(prepared.entry.tool, prepared.request, token, self.gate.lifetime)
+
+    async def send(self, prepared: Prepared, *, confirmation: str | None = None) -> Outcome:
+        """Send a prepared call exactly once and describe the outcome; never raises.
+
+        The caller has already confirmed a write (token redeemed or a person accepted);
+        `confirmation` names how, for the audit line (defaults to the token's fingerprint).
+        """
+        entry, request = prepared.entry, prepared.request
+        write = entry.tool.write
+        if confirmation is None and prepared.token is not None:
+            confirmation = self.gate.fingerprint(prepared.token)
         try:
-            response = await self.http.send(request, spec.transport.timeout)
+            response = await self.http.send(request, entry.spec.transport.timeout)
+        except UpstreamUnreachable as exc:
+            self._audit(prepared, confirmation, "not sent")
+            return error(f"{entry.name}: {exc}")
         except OutcomeUnknown as exc:
-            if tool.write:
+            self._audit(prepared, confirmation, "unknown")
+            if write:
                 log.warning("write %s: outcome unknown: %s", entry.name, exc)
-            return error(f"{entry.name}: OUTCOME UNKNOWN: {exc}" if tool.write else f"{entry.name}: {exc}")
-        if tool.write:
+                return error(f"{entry.name}: OUTCOME UNKNOWN: {exc}. Check the API before trying again.")
+            return error(f"{entry.name}: {exc}")
+        except Exception as exc:
+            self._audit(prepared, confirmation, "unknown")
+            log.error("internal error sending %s: %s", entry.name, request.redact(repr(exc)))
+            return error(
+                f"{entry.name}: internal error in forge while sending ({type(exc).__name__}); "
+                "the outcome is unknown and it was not retried"
+            )
+        self._audit(prepared, confirmation, response.status)
+        if write:
             log.info(
                 "write %s sent: %s %s -> HTTP %s",
                 entry.name,
@@ -129,12 +193,34 @@ class Engine:
                 request.redact(request.url),
                 response.status,
             )
-        return format_response(tool, request, response, spec.transport.max_response_chars)
+        try:
+            return format_response(entry.tool, request, response, entry.spec.transport.max_response_chars)
+        except Exception as exc:
+            log.error("internal error formatting %s: %s", entry.name, request.redact(repr(exc)))
+            return error(
+                f"{entry.name}: HTTP {response.status}; forge could not format the response ({type(exc).__name__})"
+            )
 
-    def _secrets(self, entry: Entry) -> frozenset[str]:
-        from forge.auth import secret_variants
+    def _audit(self, prepared: Prepared, confirmation: str | None, outcome: int | str) -> None:
+        if self.audit is None or not prepared.entry.tool.write:
+            return
+        request = prepared.request
+        record = {
+            "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+            "spec": prepared.entry.spec.name,
+            "tool": prepared.entry.name,
+            "method": request.method,
+            "url": request.redact(request.url),
+            "body_sha256": hashlib.sha256(request.body or b"").hexdigest(),
+            "confirmation": confirmation,
+            "outcome": outcome,
+        }
+        try:
+            self.audit(record)
+        except Exception as exc:
+            log.error("audit log write failed: %s", exc)
 
-        env = self.environ()
+    def _secrets(self, entry: Entry, env: Mapping[str, str]) -> frozenset[str]:
         found: set[str] = set()
         for auth in entry.spec.transport.auth + (entry.tool.auth or ()):
             for variable in auth.variables():

@@ -1,0 +1,8 @@
+import pytest
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

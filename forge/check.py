@@ -152,10 +152,18 @@ def load_graphql_schema(spec: Spec, override: Path | None = None) -> tuple[Graph
     path = override or spec.transport.schema
     if path is None:
         return None, []
+    field = "--schema" if override is not None else "transport.schema"
     try:
         return load_schema(path), []
-    except (OSError, ValueError, GraphQLError, TypeError, KeyError) as exc:
-        return None, [Issue(spec.label, f"transport.schema: cannot read GraphQL schema {str(path)!r}: {exc}")]
+    except FileNotFoundError:
+        where = "" if override is not None else " (the path is relative to the spec file)"
+        hint = "" if override is not None else "; pass --schema PATH to validate against a copy elsewhere"
+        message = f"{field}: GraphQL schema file {str(path)!r} does not exist{where}{hint}"
+    except OSError as exc:
+        message = f"{field}: cannot read GraphQL schema {str(path)!r}: {exc.strerror or exc}"
+    except (ValueError, GraphQLError, TypeError, KeyError) as exc:
+        message = f"{field}: {str(path)!r} is not a GraphQL schema (SDL or introspection JSON): {exc}"
+    return None, [Issue(spec.label, message, None, "graphql-schema")]
 
 
 def check_spec(spec: Spec, schema_override: Path | None = None) -> list[Issue]:

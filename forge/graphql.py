@@ -10,12 +10,14 @@ import json
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
+    ExecutableDefinitionNode,
     GraphQLError,
     GraphQLSchema,
     GraphQLSyntaxError,
+    IntrospectionQuery,
     NonNullTypeNode,
     OperationDefinitionNode,
     Visitor,
@@ -24,6 +26,7 @@ from graphql import (
     parse,
     print_ast,
     validate,
+    validate_schema,
     visit,
 )
 
@@ -68,10 +71,16 @@ def parse_problems(document: str) -> list[str]:
     except GraphQLSyntaxError as exc:
         where = f" at line {exc.locations[0].line}, column {exc.locations[0].column}" if exc.locations else ""
         return [f"query does not parse: {exc.message}{where}"]
+    problems = [
+        f"query holds a type-system definition ({d.kind.replace('_', ' ')}), which cannot be sent: "
+        "only an operation and its fragments can"
+        for d in doc.definitions
+        if not isinstance(d, ExecutableDefinitionNode)
+    ]
     ops = [d for d in doc.definitions if isinstance(d, OperationDefinitionNode)]
     if len(ops) != 1:
-        return [f"query must hold exactly one operation, found {len(ops)}"]
-    return []
+        problems.append(f"query must hold exactly one operation, found {len(ops)}")
+    return problems
 
 
 def operation_info(document: str) -> OperationInfo | None:
@@ -109,9 +118,18 @@ def _load_schema(path: Path, mtime: float) -> GraphQLSchema:
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json" or text.lstrip().startswith("{"):
         data = json.loads(text)
-        data = data.get("data", data)
-        return build_client_schema(data)
-    return build_schema(text)
+        if isinstance(data, dict) and isinstance(data.get("data"), dict):
+            data = data["data"]
+        if not isinstance(data, dict) or "__schema" not in data:
+            raise ValueError('introspection JSON must be {"data": {"__schema": ...}} or {"__schema": ...}')
+        schema = build_client_schema(cast(IntrospectionQuery, data))
+    else:
+        schema = build_schema(text)
+    # validate() refuses an invalid schema by raising TypeError; say so here, once, instead.
+    errors = validate_schema(schema)
+    if errors:
+        raise ValueError("not a valid schema: " + "; ".join(error.message for error in errors))
+    return schema
 
 
 def load_schema(path: Path) -> GraphQLSchema:

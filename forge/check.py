@@ -169,7 +169,8 @@ def load_graphql_schema(spec: Spec, override: Path | None = None) -> tuple[Graph
 def check_spec(spec: Spec, schema_override: Path | None = None) -> list[Issue]:
     """Every static problem in `spec` (empty when it is valid)."""
     issues = list(_names(spec))
-    schema, schema_issues = (None, [])
+    schema: GraphQLSchema | None = None
+    schema_issues: list[Issue] = []
     if spec.transport.kind == "graphql" or schema_override is not None:
         schema, schema_issues = load_graphql_schema(spec, schema_override)
     issues += schema_issues

@@ -34,8 +34,10 @@ def read_document(path: Path) -> Any:
     label = str(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise SpecError([Issue(label, f"cannot read file: {exc.strerror or exc}")]) from exc
+    except UnicodeDecodeError as exc:
+        raise SpecError([Issue(label, f"cannot read file: not UTF-8 text ({exc.reason})")]) from exc
     if path.suffix in (".yaml", ".yml"):
         try:
             return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

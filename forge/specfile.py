@@ -31,7 +31,7 @@ from forge.spec import (
 )
 from forge.spec_format import SPEC_SCHEMA
 
-__all__ = ["compile_spec", "compile_transport", "shape_issues"]
+__all__ = ["compile_spec", "compile_transport", "serving_fields", "shape_issues"]
 
 _VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
 
@@ -66,7 +66,8 @@ def _leaf_errors(error: ValidationError) -> list[ValidationError]:
 def _describe(error: ValidationError) -> str:
     field = _field(list(error.absolute_path))
     if error.validator == "additionalProperties":
-        known = sorted(error.schema.get("properties", {}))
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        known = sorted(schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(known)) if isinstance(error.instance, dict) else []
         lines = []
         for key in extra:
@@ -164,6 +165,19 @@ def _tool(raw: Mapping[str, Any]) -> Tool:
     )
 
 
+def serving_fields(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The spec-level serving settings (`credential_passthrough`, `confirm`) as Spec keyword arguments.
+
+    Shared by every compiler of spec documents (curated OpenAPI specs too), so the fields
+    mean the same wherever they appear.
+    """
+    passthrough = raw.get("credential_passthrough") or {}
+    return {
+        "credential_passthrough": tuple((str(h), str(v)) for h, v in passthrough.items()),
+        "confirm": raw.get("confirm"),
+    }
+
+
 def compile_spec(raw: Mapping[str, Any], path: Path | None) -> Spec:
     """Compile a shape-valid forge spec (no `openapi` source) into a Spec."""
     base = path.parent if path is not None else None
@@ -173,4 +187,5 @@ def compile_spec(raw: Mapping[str, Any], path: Path | None) -> Spec:
         transport=compile_transport(raw["transport"], base),
         tools=tuple(_tool(t) for t in raw["tools"]),
         path=path,
+        **serving_fields(raw),
     )

@@ -36,7 +36,9 @@ def test_check_exits_zero_for_valid_specs_and_one_with_a_line_per_problem(
     assert main(["check", str(good), str(bad)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert f"{bad}: tool get_item: path uses {{item}}, which is not a parameter" in out
-    assert f"{bad}: tool get_item: parameter 'id' is not used by the request (not in path, query, headers or body)" in out
+    assert (
+        f"{bad}: tool get_item: parameter 'id' is not used by the request (not in path, query, headers or body)" in out
+    )
 
 
 def test_check_reports_a_missing_file_without_a_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

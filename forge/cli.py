@@ -15,6 +15,7 @@ import anyio
 import platformdirs
 
 from forge import __version__
+from forge.client import HttpClient
 from forge.engine import Engine
 from forge.errors import ForgeError, SpecError
 from forge.gate import DEFAULT_LIFETIME, Gate
@@ -118,6 +119,15 @@ def _token_store(kind: str) -> TokenStore:
     raise ForgeError(f"unknown token store {kind!r}: use memory, sqlite or sqlite:PATH")
 
 
+def _replay_http(args: argparse.Namespace, specs: list[Spec]) -> HttpClient | None:
+    """An HttpClient answering from recorded cassettes (`--replay`), or None for the network."""
+    if not args.replay:
+        return None
+    from forge.replay import ReplayTransport, credential_query_names, load_cassettes
+
+    return HttpClient(ReplayTransport(load_cassettes(Path(args.replay)), credential_query_names(specs)))
+
+
 def _cmd_call(args: argparse.Namespace) -> int:
     spec = _load(args, args.spec)
     try:
@@ -129,7 +139,7 @@ def _cmd_call(args: argparse.Namespace) -> int:
     if args.confirm:
         arguments["confirm"] = args.confirm
     gate = Gate(_token_store(args.token_store), lifetime=args.token_lifetime)
-    engine = Engine([spec], gate=gate, dry_run=args.dry_run)
+    engine = Engine([spec], gate=gate, dry_run=args.dry_run, http=_replay_http(args, [spec]))
 
     async def run() -> Any:
         try:
@@ -152,7 +162,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if not specs:
         raise ForgeError("no spec files found in " + ", ".join(args.specs))
     gate = Gate(_token_store(args.token_store), lifetime=args.token_lifetime)
-    engine = Engine(specs, gate=gate, dry_run=args.dry_run, namespace=len(specs) > 1)
+    engine = Engine(
+        specs, gate=gate, dry_run=args.dry_run, namespace=len(specs) > 1, http=_replay_http(args, specs)
+    )
     serve_stdio(engine)
     return 0
 
@@ -189,6 +201,9 @@ def _parser() -> argparse.ArgumentParser:
         help="how long a confirmation token stays valid (default 300)",
     )
     gate.add_argument("--dry-run", action="store_true", help="render every call and send nothing")
+    gate.add_argument(
+        "--replay", metavar="CASSETTE_DIR", help="answer calls from recorded cassettes (offline; nothing is sent)"
+    )
 
     p = sub.add_parser("check", parents=[openapi], help="validate specs; one line per problem")
     p.add_argument("specs", nargs="+", metavar="SPEC")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -284,3 +285,21 @@ async def test_a_missing_credential_refuses_to_send(tmp_path: Path, upstream: Up
         result = await client.call_tool("get_item", {"id": "1"})
     assert result.is_error and "ACME_TOKEN is not set" in text(result)
     assert upstream.received == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_list_json_prints_exactly_the_tools_serve_answers_and_instructions_reach_the_client(
+    tmp_path: Path, upstream: Upstream, mode: str
+) -> None:
+    spec_path = write_spec(tmp_path, acme_spec(upstream.url))
+    async with serve(tmp_path, spec_path, mode) as client:
+        served = [
+            t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools
+        ]
+        instructions = client.instructions
+    listed = subprocess.run(
+        [sys.executable, "-m", "forge", "list", str(spec_path), "--json"], capture_output=True, text=True, check=True
+    )
+    assert json.loads(listed.stdout) == served
+    assert instructions is not None and instructions.startswith("Acme's item API.")
+    assert "confirm=<token>" in instructions

@@ -13,7 +13,9 @@ import httpx
 from forge.errors import OutcomeUnknown, UpstreamUnreachable
 from forge.render import RenderedRequest
 
-__all__ = ["HttpClient", "Response"]
+__all__ = ["MAX_BODY", "HttpClient", "Response"]
+
+MAX_BODY = 8 * 1024 * 1024  # bytes of a response body read; the rest is left unread
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +24,7 @@ class Response:
     reason: str
     headers: tuple[tuple[str, str], ...]
     body: bytes
+    cut: bool = False  # the body was longer than MAX_BODY and only its start was read
 
     @property
     def content_type(self) -> str:
@@ -31,8 +34,9 @@ class Response:
 class HttpClient:
     """Sends rendered requests over one pooled httpx client."""
 
-    def __init__(self, transport: httpx.AsyncBaseTransport | None = None) -> None:
+    def __init__(self, transport: httpx.AsyncBaseTransport | None = None, max_body: int = MAX_BODY) -> None:
         self._client = httpx.AsyncClient(transport=transport, follow_redirects=False, trust_env=False)
+        self._max_body = max_body
 
     async def send(self, request: RenderedRequest, timeout: float) -> Response:
         """Send `request` exactly once.
@@ -41,14 +45,15 @@ class HttpClient:
             UpstreamUnreachable: no connection was made, so nothing was sent.
             OutcomeUnknown: the request may have been received; it is not retried.
         """
+        outgoing = self._client.build_request(
+            request.method, request.url, headers=list(request.headers), content=request.body, timeout=timeout
+        )
         try:
-            response = await self._client.request(
-                request.method,
-                request.url,
-                headers=list(request.headers),
-                content=request.body,
-                timeout=timeout,
-            )
+            response = await self._client.send(outgoing, stream=True)
+            try:
+                body, cut = await self._read(response)
+            finally:
+                await response.aclose()
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
             raise UpstreamUnreachable(
                 f"could not connect to {request.redact(_origin(request.url))}: {type(exc).__name__}; nothing was sent"
@@ -67,8 +72,19 @@ class HttpClient:
             status=response.status_code,
             reason=response.reason_phrase,
             headers=tuple(response.headers.multi_items()),
-            body=response.content,
+            body=body,
+            cut=cut,
         )
+
+    async def _read(self, response: httpx.Response) -> tuple[bytes, bool]:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > self._max_body:
+                return b"".join(chunks)[: self._max_body], True
+        return b"".join(chunks), False
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -93,6 +93,13 @@ def _decode_json(response: Response) -> Any:
 def format_response(tool: Tool, request: RenderedRequest, response: Response, limit: int) -> Outcome:
     """Turn an API response into the tool's result (errors for 4xx/5xx and GraphQL errors)."""
     text = response.body.decode("utf-8", errors="replace")
+    if 300 <= response.status < 400:
+        location = next((v for k, v in response.headers if k.lower() == "location"), "(no Location header)")
+        return error(
+            f"HTTP {response.status} {response.reason} from {request.method} {request.redact(request.url)}: "
+            f"redirect to {request.redact(location)} not followed (forge sends each request exactly once, "
+            "to the URL it previewed)"
+        )
     if response.status >= 400:
         excerpt = request.redact(text[:ERROR_EXCERPT])
         more = (
@@ -101,6 +108,15 @@ def format_response(tool: Tool, request: RenderedRequest, response: Response, li
         return error(
             f"HTTP {response.status} {response.reason} from {request.method} "
             f"{request.redact(request.url)}\n{excerpt}{more}"
+        )
+    if response.cut:
+        size = len(response.body)
+        return Outcome(
+            text=request.redact(truncate(text, limit)) + f"\n\n[forge: the response was over {size:,} "
+            "bytes; only that much was read]",
+            structured={"drift": [f"response over {size:,} bytes; only the text (cut) is returned"]}
+            if tool.response_schema is not None
+            else None,
         )
     data = _decode_json(response)
     if isinstance(tool.request, GraphQLOperation) and isinstance(data, dict) and data.get("errors"):

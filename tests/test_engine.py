@@ -103,3 +103,13 @@ async def test_a_dry_run_renders_and_sends_nothing() -> None:
         assert not mock.calls
     assert outcome.text.startswith("DRY RUN: nothing was sent") and "DELETE https://api.test/items/1" in outcome.text
     assert SECRET not in outcome.text
+
+
+async def test_a_huge_response_is_read_only_up_to_the_limit(respx_mock: respx.MockRouter) -> None:
+    from forge.client import HttpClient
+
+    respx_mock.get("https://api.test/items/1").mock(return_value=httpx.Response(200, content=b"x" * 50_000))
+    forge = Engine([SPEC], gate=Gate(MemoryTokenStore()), env={"TOKEN": SECRET}, http=HttpClient(max_body=1_000))
+    outcome = await forge.call("get", {"id": "1"})
+    assert "over 1,000 bytes; only that much was read" in outcome.text
+    assert outcome.text.count("x") == 1_000

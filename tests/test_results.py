@@ -63,3 +63,16 @@ def test_a_drifting_response_still_succeeds_with_a_note_saying_where() -> None:
 def test_an_empty_success_body_says_so() -> None:
     outcome = format_response(rest_tool(), REQUEST, reply(204, b""), 20_000)
     assert not outcome.is_error and outcome.text == "HTTP 204 OK (no body)"
+
+
+def test_a_redirect_is_an_error_and_is_not_followed() -> None:
+    response = Response(302, "Found", (("Location", "https://elsewhere.test/x?key=secret-key-1"),), b"")
+    outcome = format_response(rest_tool(), REQUEST, response, 20_000)
+    assert outcome.is_error
+    assert "redirect to https://elsewhere.test/x?key=[REDACTED] not followed" in outcome.text
+
+
+def test_a_body_over_the_read_limit_is_cut_and_says_so() -> None:
+    response = Response(200, "OK", (("Content-Type", "application/json"),), b"[" + b"1," * 100, cut=True)
+    outcome = format_response(rest_tool(), REQUEST, response, 20_000)
+    assert not outcome.is_error and "only that much was read" in outcome.text

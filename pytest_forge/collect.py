@@ -30,12 +30,17 @@ from pytest_forge.options import OPTIONS, ForgeOptions
 __all__ = ["ForgeItem", "SpecFile", "ToolNode"]
 
 
+def _shown(path: Path, here: Path) -> Path:
+    """The path as messages show it: relative to where pytest was started, when inside it."""
+    return path.relative_to(here) if path.is_relative_to(here) else path
+
+
 class SpecFile(pytest.File):
     """One forge spec or OpenAPI document."""
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         options = self.config.stash[OPTIONS]
-        spec, issues = inspect_spec(self.path)
+        spec, issues = inspect_spec(_shown(self.path, self.config.invocation_params.dir))
         document = drift.openapi_source(self.path, spec)
         if spec is None:
             yield ForgeItem.from_parent(
@@ -192,7 +197,7 @@ class ForgeItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, ContractFailure):
-            return f"{self.nodeid}\n{excinfo.value}"
+            return str(excinfo.value)
         return super().repr_failure(excinfo, style=style)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

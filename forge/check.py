@@ -20,7 +20,7 @@ from forge.issues import Issue
 from forge.schema import CONFIRM
 from forge.spec import GraphQLOperation, RestRequest, Spec, Tool
 
-__all__ = ["TOOL_CHECKS", "check_spec", "check_tool", "checks_for", "load_graphql_schema"]
+__all__ = ["MISSING_SCHEMA", "TOOL_CHECKS", "check_spec", "check_tool", "checks_for", "load_graphql_schema"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
@@ -147,6 +147,9 @@ def _names(spec: Spec) -> Iterator[Issue]:
             yield Issue(spec.label, f"name {name!r} is used by {count} tools", name, "names")
 
 
+MISSING_SCHEMA = "graphql-schema-file"  # a named schema file is absent: checks cannot validate against it
+
+
 def load_graphql_schema(spec: Spec, override: Path | None = None) -> tuple[GraphQLSchema | None, list[Issue]]:
     """The GraphQL schema the spec names (or `override`), with an issue if it cannot be read."""
     path = override or spec.transport.schema
@@ -159,6 +162,7 @@ def load_graphql_schema(spec: Spec, override: Path | None = None) -> tuple[Graph
         where = "" if override is not None else " (the path is relative to the spec file)"
         hint = "" if override is not None else "; pass --schema PATH to validate against a copy elsewhere"
         message = f"{field}: GraphQL schema file {str(path)!r} does not exist{where}{hint}"
+        return None, [Issue(spec.label, message, None, MISSING_SCHEMA)]
     except OSError as exc:
         message = f"{field}: cannot read GraphQL schema {str(path)!r}: {exc.strerror or exc}"
     except (ValueError, GraphQLError, TypeError, KeyError) as exc:

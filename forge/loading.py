@@ -7,13 +7,14 @@ consumer (CLI, server, pytest plugin) sees the same compiled model and the same 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from forge.check import check_spec
+from forge.check import MISSING_SCHEMA, check_spec
 from forge.errors import SpecError
 from forge.issues import Issue
 from forge.openapi import OpenAPIOptions, compile_curated, compile_document, is_openapi
@@ -23,6 +24,7 @@ from forge.specfile import compile_spec, shape_issues
 __all__ = ["find_specs", "inspect_spec", "load_spec", "read_document"]
 
 _SUFFIXES = (".json", ".yaml", ".yml")
+log = logging.getLogger("forge")
 
 
 def read_document(path: Path) -> Any:
@@ -82,8 +84,12 @@ def load_spec(path: Path, options: OpenAPIOptions | None = None) -> Spec:
         SpecError: with every issue found.
     """
     spec, issues = inspect_spec(path, options)
-    if spec is None or issues:
-        raise SpecError(issues)
+    # A GraphQL schema file only serves validation: serving goes on without it, with a warning.
+    fatal = [issue for issue in issues if issue.check != MISSING_SCHEMA]
+    if spec is None or fatal:
+        raise SpecError(fatal or issues)
+    for issue in issues:
+        log.warning("%s (operations are not validated against a schema)", issue)
     return spec
 
 

@@ -142,3 +142,17 @@ def test_confirm_is_reserved_on_write_tools(tmp_path: Path) -> None:
     assert "acme.json: tool get_item: parameter 'confirm' is reserved for the write gate's token" in problems(
         tmp_path, spec_with(tool)
     )
+
+
+def test_a_spec_whose_graphql_schema_file_is_missing_is_served_but_not_checked(tmp_path: Path) -> None:
+    from forge.loading import load_spec
+
+    document = {
+        "name": "gql",
+        "transport": {"kind": "graphql", "url": "https://g.test", "schema": "absent.graphql"},
+        "tools": [{"name": "q", "description": "Q.", "query": "query Q { x }", "variables": []}],
+    }
+    path = tmp_path / "gql.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert [i.check for i in inspect_spec(path)[1]] == ["graphql-schema-file"]
+    assert load_spec(path).tools[0].name == "q"

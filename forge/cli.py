@@ -169,6 +169,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_import(args: argparse.Namespace) -> int:
+    from forge.loading import read_document
+    from forge.openapi import curated_spec
+
+    source, output = Path(args.document), Path(args.output)
+    spec, notes = curated_spec(read_document(source), document_path=source, output=output, options=_options(args))
+    output.write_text(json.dumps(spec, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    for note in notes:
+        print(note, file=sys.stderr)
+    print(f"{output}: {len(spec['tools'])} operations of {source}; edit it, then: forge check {output}")
+    return 0
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     print(json.dumps(SPEC_SCHEMA, indent=2))
     return 0
@@ -231,6 +244,11 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schema", help="print the JSON Schema of the spec format")
     p.set_defaults(func=_cmd_schema)
+
+    p = sub.add_parser("import", parents=[openapi], help="write a curated spec of an OpenAPI document's operations")
+    p.add_argument("document", metavar="DOC")
+    p.add_argument("-o", "--output", required=True, metavar="SPEC", help="the forge spec to write")
+    p.set_defaults(func=_cmd_import)
     return parser
 
 

@@ -1,40 +1,32 @@
 """Pure: OpenAPI documents (Swagger 2.0, OpenAPI 3.0, 3.1) -> Spec + issues.
 
-(Being built: see issue 3.)
+Modules, one job each:
+- `refs`: local `$ref` lookup (memoized; remote and file references refused);
+- `schemas`: Schema Objects -> compact JSON Schema 2020-12 (recursion placeholders);
+- `params`, `bodies`: parameters and request bodies -> arguments and bindings;
+- `security`: securitySchemes -> `Auth`s with environment variable names;
+- `naming`, `select`, `servers`: tool names, `--include/--exclude`, the base URL;
+- `operations`: one operation -> one Tool; `document`: a whole document -> Spec;
+- `curated`: a forge spec naming an OpenAPI document; `importer`: `forge import`.
+
+Issues returned are errors (loading refuses the spec); operations that cannot become
+tools are listed in `Spec.skipped` with the reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forge.errors import SpecError
 from forge.issues import Issue
+from forge.openapi.curated import compile_curated
+from forge.openapi.document import compile_openapi
+from forge.openapi.importer import curated_spec
+from forge.openapi.options import OpenAPIOptions
 from forge.spec import Spec
 
-__all__ = ["OpenAPIOptions", "compile_curated", "compile_document", "is_openapi"]
-
-
-@dataclass(frozen=True, slots=True)
-class OpenAPIOptions:
-    """How to turn a document into tools.
-
-    Attributes:
-        base_url: overrides (or supplies) the document's server URL.
-        max_name_length: longest tool name produced (clients prefix names with the server's).
-        include/exclude: selectors: `tag:NAME`, `op:GLOB` (operationId), `method:GET`, `path:GLOB`.
-        auth_env: security scheme name -> environment variable, overriding the default names.
-        name: the spec's name; derived from the document's title when None.
-    """
-
-    base_url: str | None = None
-    max_name_length: int = 64
-    include: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    auth_env: Mapping[str, str] = field(default_factory=dict)
-    name: str | None = None
+__all__ = ["OpenAPIOptions", "compile_curated", "compile_document", "curated_spec", "is_openapi"]
 
 
 def is_openapi(document: Any) -> bool:
@@ -48,10 +40,5 @@ def is_openapi(document: Any) -> bool:
 
 
 def compile_document(document: Mapping[str, Any], *, path: Path, options: OpenAPIOptions) -> tuple[Spec, list[Issue]]:
-    raise SpecError([Issue(str(path), "OpenAPI documents are not supported yet")])
-
-
-def compile_curated(
-    raw: Mapping[str, Any], document: Mapping[str, Any], *, path: Path, document_path: Path, options: OpenAPIOptions
-) -> tuple[Spec, list[Issue]]:
-    raise SpecError([Issue(str(path), "OpenAPI documents are not supported yet")])
+    """Every operation of `document` (as selected) as a tool; issues are errors only."""
+    return compile_openapi(document, path=path, options=options)

@@ -116,7 +116,11 @@ def _token_store(kind: str) -> TokenStore:
         return SqliteTokenStore(_state_dir() / "tokens.sqlite")
     if kind.startswith("sqlite:"):
         return SqliteTokenStore(Path(kind.removeprefix("sqlite:")))
-    raise ForgeError(f"unknown token store {kind!r}: use memory, sqlite or sqlite:PATH")
+    if kind.startswith(("redis://", "rediss://", "unix://")):
+        from forge.redis_store import RedisTokenStore
+
+        return RedisTokenStore(kind)
+    raise ForgeError(f"unknown token store {kind!r}: use memory, sqlite, sqlite:PATH or redis://HOST:PORT")
 
 
 def _replay_http(args: argparse.Namespace, specs: list[Spec]) -> HttpClient | None:
@@ -157,15 +161,27 @@ def _cmd_call(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from forge.server import serve_stdio
+    from forge.serving import audit_sink, check_spec_names, http_options, serve_http, serve_policy
 
+    options = http_options(args)  # refuses an unsafe endpoint before loading anything
     specs = [_load(args, str(path)) for path in find_specs([Path(p) for p in args.specs])]
     if not specs:
         raise ForgeError("no spec files found in " + ", ".join(args.specs))
+    check_spec_names(specs)
     gate = Gate(_token_store(args.token_store), lifetime=args.token_lifetime)
     engine = Engine(
-        specs, gate=gate, dry_run=args.dry_run, namespace=len(specs) > 1, http=_replay_http(args, specs)
+        specs,
+        gate=gate,
+        dry_run=args.dry_run,
+        namespace=len(specs) > 1,
+        http=_replay_http(args, specs),
+        audit=audit_sink(args),
+        max_name_length=args.max_name_length,
     )
-    serve_stdio(engine)
+    if options is None:
+        serve_stdio(engine, serve_policy(args))
+    else:
+        serve_http(engine, serve_policy(args), options)
     return 0
 
 
@@ -237,9 +253,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--token-store", default="sqlite", help="sqlite (default, in the state dir), sqlite:PATH, memory")
     p.set_defaults(func=_cmd_call)
 
-    p = sub.add_parser("serve", parents=[openapi, gate], help="serve specs over MCP (stdio)")
+    p = sub.add_parser("serve", parents=[openapi, gate], help="serve specs over MCP (stdio, or HTTP with --http)")
     p.add_argument("specs", nargs="+", metavar="SPEC")
-    p.add_argument("--token-store", default="memory", help="memory (default), sqlite, sqlite:PATH")
+    p.add_argument(
+        "--token-store", default="memory", help="memory (default), sqlite, sqlite:PATH, redis://HOST:PORT[/DB]"
+    )
+    from forge.serving import add_serve_arguments
+
+    add_serve_arguments(p)
     p.set_defaults(func=_cmd_serve)
 
     p = sub.add_parser("schema", help="print the JSON Schema of the spec format")

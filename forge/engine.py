@@ -25,7 +25,7 @@ from forge.results import Outcome, describe_request, error, format_response, pre
 from forge.schema import CONFIRM, validate_arguments
 from forge.spec import Spec, Tool
 
-__all__ = ["AuditSink", "Engine", "Entry", "Prepared"]
+__all__ = ["AuditSink", "Engine", "Entry", "Prepared", "namespaced_name", "shorten_name"]
 
 log = logging.getLogger("forge")
 
@@ -57,6 +57,28 @@ class Prepared:
         return b"\x00".join([spec.name.encode(), tool.name.encode(), self.request.fingerprint()])
 
 
+def shorten_name(name: str, limit: int) -> str:
+    """`name` if it fits in `limit` characters, else its start, `_` and 8 hex digits of its hash."""
+    if len(name) <= limit:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    keep = max(limit - len(digest) - 1, 0)
+    return name[:keep].rstrip("_-") + "_" + digest if keep else digest[:limit]
+
+
+def namespaced_name(spec: str, tool: str, limit: int | None = None) -> str:
+    """`<spec>_<tool>`; when over `limit`, the spec part is cut and marked with a short hash of it,
+    so the tool's own name stays whole and one spec's tools keep one prefix."""
+    name = f"{spec}_{tool}"
+    if limit is None or len(name) <= limit:
+        return name
+    digest = hashlib.sha256(spec.encode()).hexdigest()[:6]
+    room = limit - len(tool) - 1 - len(digest)
+    if room >= 3:
+        return f"{spec[:room]}{digest}_{tool}"
+    return shorten_name(name, limit)
+
+
 class Engine:
     """Runs tool calls for one or more specs.
 
@@ -69,6 +91,8 @@ class Engine:
         namespace: prefix tool names with `<spec name>_` (for several specs in one server).
         audit: called with one record (a dict without credential values) per write that
             was sent or whose sending was attempted.
+        max_name_length: longest public tool name; a longer (namespaced) name is cut and
+            ends in a short hash of the full name, so it stays readable and unique.
     """
 
     def __init__(
@@ -81,6 +105,7 @@ class Engine:
         dry_run: bool = False,
         namespace: bool = False,
         audit: AuditSink | None = None,
+        max_name_length: int | None = None,
     ) -> None:
         self.specs = tuple(specs)
         self.gate = gate
@@ -91,7 +116,9 @@ class Engine:
         self.entries: dict[str, Entry] = {}
         for spec in self.specs:
             for tool in spec.tools:
-                name = f"{spec.name}_{tool.name}" if namespace else tool.name
+                name = namespaced_name(spec.name, tool.name, max_name_length) if namespace else tool.name
+                if max_name_length is not None:
+                    name = shorten_name(name, max_name_length)
                 self.entries[name] = Entry(name, spec, tool)
 
     def environ(self) -> Mapping[str, str]:

@@ -20,6 +20,7 @@ __all__ = [
     "AuthKind",
     "Binding",
     "BodyEncoding",
+    "ConfirmMode",
     "GraphQLOperation",
     "Param",
     "RestRequest",
@@ -34,6 +35,7 @@ DEFAULT_MAX_RESPONSE_CHARS = 20_000
 
 AuthKind = Literal["bearer", "basic", "header", "query", "cookie"]
 BodyEncoding = Literal["json", "form", "multipart"]
+ConfirmMode = Literal["token", "elicit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +204,11 @@ class Spec:
         path: the file it was loaded from (as the user named it), for messages.
         openapi: the OpenAPI document the tools came from, if any (drift checks use it).
         skipped: source operations that did not become tools.
+        credential_passthrough: (request header, variable) pairs: when served over HTTP,
+            the variable is taken from the caller's request header instead of the server's
+            environment (per-request credentials). Empty: off.
+        confirm: how writes are confirmed when served (`token` or `elicit`); None leaves
+            it to the server's setting.
     """
 
     name: str
@@ -211,6 +218,8 @@ class Spec:
     path: Path | None = None
     openapi: Path | None = None
     skipped: tuple[Skipped, ...] = field(default=())
+    credential_passthrough: tuple[tuple[str, str], ...] = ()
+    confirm: ConfirmMode | None = None
 
     def tool(self, name: str) -> Tool | None:
         return next((t for t in self.tools if t.name == name), None)

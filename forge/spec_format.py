@@ -43,6 +43,24 @@ SPEC_SCHEMA: dict[str, Any] = {
         },
         "transport": {"$ref": "#/$defs/transport"},
         "tools": {"type": "array", "items": {"type": "object"}},
+        "credential_passthrough": {
+            "type": "object",
+            "description": (
+                "Request header -> credential variable. When served over HTTP, the variable is "
+                "taken from the caller's request header (each caller acts with their own "
+                "credential) instead of the server's environment. Off when absent."
+            ),
+            "propertyNames": {"pattern": "^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$"},
+            "additionalProperties": _ENV,
+            "minProperties": 1,
+        },
+        "confirm": {
+            "enum": ["token", "elicit"],
+            "description": (
+                "How writes are confirmed when served: a token (default) or by asking the person "
+                "through elicitation, falling back to the token where the client cannot be asked."
+            ),
+        },
     },
     "required": ["name", "tools"],
     "additionalProperties": False,

@@ -1,0 +1,421 @@
+"""`forge serve --http`: the MCP endpoint as a service (uvicorn, Streamable HTTP).
+
+```
+client ──HTTP──> Guard ──> /healthz, /readyz              (answered here, no auth)
+                   │  Host / Origin / bearer token / body size checks, in that order
+                   └──> the SDK's Streamable HTTP app at /mcp   (forge.server.http_app)
+```
+
+The MCP SDK is used only through `forge.server`; this module is plain ASGI and uvicorn.
+Nothing here reads or logs request headers beyond the checks above (per-request
+credentials are read by `forge.server` and never logged).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import logging
+import math
+import os
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import uvicorn
+
+from forge.audit import AuditLog
+from forge.engine import Engine
+from forge.errors import ForgeError
+from forge.server import CallCounter, CallPolicy, build_server, end_streams, hold_streams_on_signal, http_app
+from forge.spec import Spec
+
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "Guard",
+    "HttpOptions",
+    "add_serve_arguments",
+    "audit_sink",
+    "build_http_app",
+    "check_spec_names",
+    "http_options",
+    "is_loopback",
+    "parse_bind",
+    "serve_http",
+    "serve_policy",
+]
+
+log = logging.getLogger("forge")
+
+DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+MCP_PATH = "/mcp"
+_LOOPBACK_NAMES = ("localhost",)
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """`HOST:PORT` (or `[v6]:PORT`) -> (host, port)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ForgeError(f"--http wants HOST:PORT (for example 127.0.0.1:8080), got {text!r}")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """How the HTTP endpoint listens and what it lets in.
+
+    Attributes:
+        auth_token: the bearer token clients must send to /mcp (None: no endpoint auth,
+            allowed only on loopback).
+        allowed_origins: browser origins allowed besides loopback ones when bound to
+            loopback; `scheme://host:*` allows any port.
+        allowed_hosts: Host header values allowed (loopback names are always allowed when
+            bound to loopback; when bound elsewhere, an empty list means any Host).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    stateless: bool = False
+    auth_token: str | None = None
+    allowed_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    shutdown_timeout: float = 30.0
+    log_level: str = "warning"
+
+    def check(self) -> None:
+        """Refuse settings that would expose the API's tools to anyone who can reach the port."""
+        if not is_loopback(self.host) and not self.auth_token:
+            raise ForgeError(
+                f"refusing to listen on {self.host}:{self.port} without an access token: anyone who can "
+                "reach that address could call the API's tools with this server's credentials. Set "
+                "--auth-token-env NAME (clients then send 'Authorization: Bearer <value of $NAME>'), or "
+                "bind to 127.0.0.1 behind your own authenticating proxy."
+            )
+        if self.max_body_bytes < 1024:
+            raise ForgeError("--max-body-bytes must be at least 1024")
+
+
+def _matches(value: str, patterns: tuple[str, ...]) -> bool:
+    for pattern in patterns:
+        if value == pattern:
+            return True
+        if pattern.endswith(":*") and value.startswith(pattern[:-1]) and value[len(pattern) - 1 :].isdigit():
+            return True
+    return False
+
+
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "127.0.0.1:*", "localhost:*", "[::1]:*")
+_LOOPBACK_ORIGINS = tuple(
+    f"{scheme}://{host}" for scheme in ("http", "https") for host in ("127.0.0.1:*", "localhost:*", "[::1]:*")
+) + tuple(f"{scheme}://{host}" for scheme in ("http", "https") for host in ("127.0.0.1", "localhost", "[::1]"))
+
+
+class Guard:
+    """ASGI middleware in front of the SDK app: health endpoints, then every check on /mcp."""
+
+    def __init__(self, app: ASGIApp, options: HttpOptions, ready: Callable[[], dict[str, Any]]) -> None:
+        self.app = app
+        self.options = options
+        self.ready = ready
+        loopback = is_loopback(options.host)
+        self.hosts = options.allowed_hosts + (_LOOPBACK_HOSTS if loopback else ())
+        self.check_host = loopback or bool(options.allowed_hosts)
+        self.origins = options.allowed_origins + (_LOOPBACK_ORIGINS if loopback else ())
+        self.expected = f"Bearer {options.auth_token}".encode() if options.auth_token else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        if path == "/healthz":
+            await _json(send, 200, {"status": "ok"})
+            return
+        if path == "/readyz":
+            report = await anyio.to_thread.run_sync(self.ready)
+            await _json(send, 200 if report["ready"] else 503, report)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        refusal = self._refusal(headers)
+        if refusal is not None:
+            status, message = refusal
+            extra = [(b"www-authenticate", b'Bearer realm="forge"')] if status == 401 else []
+            await _rpc_error(send, status, message, extra)
+            return
+        if scope.get("method") == "POST":
+            body = await self._read_body(headers, receive)
+            if body is None:
+                limit = self.options.max_body_bytes
+                await _rpc_error(
+                    send, 413, f"request body over this server's limit of {limit:,} bytes (--max-body-bytes)"
+                )
+                return
+            receive = _replay(body, receive)
+        await self.app(scope, receive, send)
+
+    def _refusal(self, headers: dict[str, str]) -> tuple[int, str] | None:
+        host = headers.get("host", "")
+        if self.check_host and not _matches(host, self.hosts):
+            return 421, f"Host {host!r} is not allowed here (DNS-rebinding protection; see --allow-host)"
+        origin = headers.get("origin")
+        if origin is not None and not _matches(origin, self.origins):
+            return 403, f"Origin {origin!r} is not allowed (DNS-rebinding protection; see --allow-origin)"
+        if self.expected is not None:
+            given = headers.get("authorization", "").encode("latin-1")
+            if not hmac.compare_digest(given, self.expected):
+                return 401, "missing or wrong access token: send 'Authorization: Bearer <token>'"
+        return None
+
+    async def _read_body(self, headers: dict[str, str], receive: Receive) -> bytes | None:
+        limit = self.options.max_body_bytes
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return None
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _json(send: Send, status: int, payload: Any, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers + (extra or [])})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _rpc_error(send: Send, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
+    payload = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": f"forge: {message}"}}
+    await _json(send, status, payload, extra)
+
+
+def _readiness(engine: Engine) -> Callable[[], dict[str, Any]]:
+    def ready() -> dict[str, Any]:
+        try:
+            store = bool(engine.gate.store.ping())
+        except Exception:
+            store = False
+        return {
+            "ready": bool(engine.entries) and store,
+            "specs": [spec.name for spec in engine.specs],
+            "tools": len(engine.entries),
+            "token_store": "ok" if store else "unreachable",
+        }
+
+    return ready
+
+
+class _Lifespan:
+    """Runs the SDK app's lifespan; meanwhile ends idle streams once shutdown has begun and no
+    call is running; closes the engine after the SDK has shut down."""
+
+    def __init__(self, app: ASGIApp, engine: Engine, counter: CallCounter, stopping: Callable[[], bool]) -> None:
+        self.app = app
+        self.engine = engine
+        self.counter = counter
+        self.stopping = stopping
+
+    async def _drain(self) -> None:
+        while not self.stopping():
+            await anyio.sleep(0.1)
+        while self.counter.running:
+            await anyio.sleep(0.05)
+        end_streams()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            await self.app(scope, receive, send)
+            return
+
+        async def closing_send(message: Message) -> None:
+            if message["type"] == "lifespan.shutdown.complete":
+                await self.engine.aclose()
+            await send(message)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._drain)
+            await self.app(scope, receive, closing_send)
+            group.cancel_scope.cancel()
+
+
+def build_http_app(
+    engine: Engine, policy: CallPolicy, options: HttpOptions, stopping: Callable[[], bool] = lambda: False
+) -> ASGIApp:
+    """The whole ASGI app `forge serve --http` runs; `stopping` says when shutdown has begun."""
+    counter = CallCounter()
+    server = build_server(engine, policy=policy, counter=counter)
+    inner: ASGIApp = http_app(server, stateless=options.stateless, max_body_bytes=options.max_body_bytes)
+    return Guard(_Lifespan(inner, engine, counter, stopping), options, _readiness(engine))
+
+
+def serve_http(engine: Engine, policy: CallPolicy, options: HttpOptions) -> None:
+    """Serve until SIGINT/SIGTERM; in-flight calls finish first (up to `shutdown_timeout`).
+
+    On the signal uvicorn stops accepting connections; calls already running complete and
+    their answers reach the clients; then idle streams are ended and the process exits.
+    Sends are shielded from cancellation, so even the timeout never cuts one half-way.
+    """
+    options.check()
+    hold_streams_on_signal()
+    holder: list[uvicorn.Server] = []
+    app = build_http_app(engine, policy, options, lambda: bool(holder) and holder[0].should_exit)
+    config = uvicorn.Config(
+        app,
+        host=options.host,
+        port=options.port,
+        log_level=options.log_level,
+        access_log=options.log_level in ("debug", "info"),
+        lifespan="on",
+        timeout_graceful_shutdown=math.ceil(options.shutdown_timeout),
+        server_header=False,
+    )
+    mode = "stateless" if options.stateless else "stateful"
+    log.info(
+        "forge: serving %d tools from %d specs on http://%s:%d%s (%s)",
+        len(engine.entries),
+        len(engine.specs),
+        options.host,
+        options.port,
+        MCP_PATH,
+        mode,
+    )
+    server = uvicorn.Server(config)
+    holder.append(server)
+    server.run()
+
+
+# --- the `forge serve` command line ------------------------------------------------------
+
+
+def add_serve_arguments(parser: Any) -> None:
+    """The HTTP, security, confirmation and audit options of `forge serve`."""
+    group = parser.add_argument_group("HTTP serving")
+    group.add_argument("--http", metavar="HOST:PORT", help="serve MCP over Streamable HTTP at /mcp instead of stdio")
+    group.add_argument("--stateless", action="store_true", help="no per-client sessions: any replica answers any call")
+    group.add_argument(
+        "--auth-token-env",
+        metavar="NAME",
+        help="environment variable holding the bearer token clients must send (required off loopback)",
+    )
+    group.add_argument(
+        "--allow-origin", action="append", default=[], metavar="ORIGIN", help="browser Origin to accept (repeatable)"
+    )
+    group.add_argument(
+        "--allow-host", action="append", default=[], metavar="HOST", help="Host header to accept (repeatable)"
+    )
+    group.add_argument(
+        "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, metavar="N", help="largest request body"
+    )
+    group.add_argument(
+        "--max-concurrent-calls", type=int, default=256, metavar="N", help="tool calls running at once (default 256)"
+    )
+    group.add_argument(
+        "--shutdown-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="on SIGTERM, how long in-flight calls may take to finish (default 30)",
+    )
+    group.add_argument(
+        "--confirm",
+        choices=["token", "elicit", "auto"],
+        default="auto",
+        help="how writes are confirmed: token, elicit (ask the person; token where the client cannot be "
+        "asked) or auto (each spec's 'confirm' setting; token when unset)",
+    )
+    group.add_argument("--audit", metavar="PATH", help="append one JSON line per write sent to PATH ('-': stderr)")
+
+
+def http_options(args: Any) -> HttpOptions | None:
+    """The HTTP settings from `forge serve`'s arguments, checked; None for stdio."""
+    if not args.http:
+        return None
+    host, port = parse_bind(args.http)
+    token: str | None = None
+    if args.auth_token_env:
+        token = os.environ.get(args.auth_token_env) or None
+        if token is None:
+            raise ForgeError(f"--auth-token-env {args.auth_token_env}: that environment variable is not set or empty")
+        if len(token) < 16:
+            raise ForgeError(f"--auth-token-env {args.auth_token_env}: the token is too short (use 16+ characters)")
+    if args.max_concurrent_calls < 1:
+        raise ForgeError("--max-concurrent-calls must be at least 1")
+    options = HttpOptions(
+        host=host,
+        port=port,
+        stateless=args.stateless,
+        auth_token=token,
+        allowed_origins=tuple(args.allow_origin),
+        allowed_hosts=tuple(args.allow_host),
+        max_body_bytes=args.max_body_bytes,
+        shutdown_timeout=args.shutdown_timeout,
+        log_level=args.log_level.lower(),
+    )
+    options.check()
+    return options
+
+
+def serve_policy(args: Any) -> CallPolicy:
+    return CallPolicy(
+        confirm=args.confirm,
+        max_concurrent_calls=args.max_concurrent_calls if args.http else None,
+        passthrough=bool(args.http),
+    )
+
+
+def check_spec_names(specs: Sequence[Spec]) -> None:
+    """Refuse two specs with one name: their tools would share a namespace."""
+    seen: dict[str, Spec] = {}
+    for spec in specs:
+        if spec.name in seen:
+            raise ForgeError(
+                f"two specs are named {spec.name!r} ({seen[spec.name].label} and {spec.label}); tools are "
+                "namespaced by spec name, so give each its own"
+            )
+        seen[spec.name] = spec
+
+
+def audit_sink(args: Any) -> AuditLog | None:
+    return AuditLog(args.audit) if args.audit else None

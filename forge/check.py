@@ -13,11 +13,10 @@ from pathlib import Path
 
 from graphql import GraphQLError, GraphQLSchema
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from forge.graphql import load_schema, operation_info, parse_problems, schema_problems
 from forge.issues import Issue
-from forge.schema import CONFIRM
+from forge.schema import CONFIRM, meta_schema_problem
 from forge.spec import GraphQLOperation, RestRequest, Spec, Tool
 
 __all__ = ["MISSING_SCHEMA", "TOOL_CHECKS", "check_spec", "check_tool", "checks_for", "load_graphql_schema"]
@@ -98,12 +97,11 @@ def _graphql_schema(spec: Spec, tool: Tool, schema: GraphQLSchema | None) -> Ite
 
 def _defaults(spec: Spec, tool: Tool, schema: GraphQLSchema | None) -> Iterator[str]:
     for param in tool.params:
-        try:
-            validator = Draft202012Validator({k: v for k, v in param.schema.items() if k != "default"})
-            validator.check_schema(validator.schema)
-        except SchemaError as exc:
-            yield f"parameter {param.name!r}: invalid schema: {exc.message}"
+        problem = meta_schema_problem({k: v for k, v in param.schema.items() if k != "default"})
+        if problem is not None:
+            yield f"parameter {param.name!r}: invalid schema: {problem}"
             continue
+        validator = Draft202012Validator(param.schema)
         if "default" in param.schema:
             for error in validator.iter_errors(param.schema["default"]):
                 yield f"parameter {param.name!r}: default {param.schema['default']!r} does not match: {error.message}"

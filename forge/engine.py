@@ -66,16 +66,18 @@ def shorten_name(name: str, limit: int) -> str:
     return name[:keep].rstrip("_-") + "_" + digest if keep else digest[:limit]
 
 
-def namespaced_name(spec: str, tool: str, limit: int | None = None) -> str:
+def namespaced_name(spec: str, tool: str, limit: int | None = None, longest_tool: int = 0) -> str:
     """`<spec>_<tool>`; when over `limit`, the spec part is cut and marked with a short hash of it,
-    so the tool's own name stays whole and one spec's tools keep one prefix."""
+    so the tool's own name stays whole. Passing the length of the spec's longest tool name
+    gives every tool of the spec one prefix."""
     name = f"{spec}_{tool}"
     if limit is None or len(name) <= limit:
         return name
     digest = hashlib.sha256(spec.encode()).hexdigest()[:6]
-    room = limit - len(tool) - 1 - len(digest)
-    if room >= 3:
-        return f"{spec[:room]}{digest}_{tool}"
+    for longest in (max(longest_tool, len(tool)), len(tool)):
+        room = limit - longest - 1 - len(digest)
+        if room >= 3:
+            return f"{spec[:room]}{digest}_{tool}"
     return shorten_name(name, limit)
 
 
@@ -115,8 +117,9 @@ class Engine:
         self.audit = audit
         self.entries: dict[str, Entry] = {}
         for spec in self.specs:
+            longest = max((len(tool.name) for tool in spec.tools), default=0)
             for tool in spec.tools:
-                name = namespaced_name(spec.name, tool.name, max_name_length) if namespace else tool.name
+                name = namespaced_name(spec.name, tool.name, max_name_length, longest) if namespace else tool.name
                 if max_name_length is not None:
                     name = shorten_name(name, max_name_length)
                 self.entries[name] = Entry(name, spec, tool)

@@ -172,12 +172,17 @@ def nearest(
 ) -> tuple[Interaction, list[str]] | None:
     """The recorded request closest to this one and what differs (empty list: a match)."""
     best: tuple[Interaction, list[str]] | None = None
+    best_score = (0, 0)
+    wanted = set(parse_qsl(urlsplit(url).query, keep_blank_values=True))
     for interaction in interactions:
         found = differences(interaction, method, url, body, ignore_query)
         if not found:
             return interaction, []
-        if best is None or len(found) < len(best[1]):
-            best = interaction, found
+        # Fewest differing parts first; then the most query parameters in common.
+        common = len(wanted & set(parse_qsl(urlsplit(interaction.uri).query, keep_blank_values=True)))
+        score = (len(found), -common)
+        if best is None or score < best_score:
+            best, best_score = (interaction, found), score
     return best
 
 

@@ -9,11 +9,13 @@ and shows the request and the part of the response that differs.
 from __future__ import annotations
 
 import datetime
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import hypothesis
@@ -48,9 +50,14 @@ class DriftTarget:
     write: bool
 
 
-@lru_cache(maxsize=64)
 def _schema(document: Path) -> Any:
-    return schemathesis.openapi.from_path(str(document))
+    path = document.resolve()
+    return _load_schema(path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=64)
+def _load_schema(path: Path, mtime: int) -> Any:
+    return schemathesis.openapi.from_path(str(path))
 
 
 def openapi_source(path: Path, spec: Spec | None) -> Path | None:
@@ -119,6 +126,13 @@ def run_drift(
         raise ContractFailure(f"drift in {label} at {base_url}:\n{redact(str(exc), secrets)}") from None
 
 
+def _path_parameters(template: str, uri: str) -> dict[str, str]:
+    """Values of the template's `{placeholders}` in a recorded URL (the base path may precede it)."""
+    pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"
+    found = re.search(pattern, urlsplit(uri).path)
+    return {k: unquote(v) for k, v in found.groupdict().items()} if found else {}
+
+
 def check_recorded_response(document: Path, label: str, interaction: Interaction) -> None:
     """Offline drift check: does a recorded response conform to the document?
 
@@ -132,7 +146,9 @@ def check_recorded_response(document: Path, label: str, interaction: Interaction
     )
     response.elapsed = datetime.timedelta(0)
     try:
-        operation.Case().validate_response(response, checks=OFFLINE_CHECKS)
+        operation.Case(path_parameters=_path_parameters(operation.path, interaction.uri)).validate_response(
+            response, checks=OFFLINE_CHECKS
+        )
     except FailureGroup as exc:
         raise ContractFailure(
             f"the response recorded in {interaction.source} does not conform to {document} ({label}):\n{exc}"

@@ -18,7 +18,11 @@ type Mutation { renameItem(id: ID!, name: String!): Item }
 def rest_spec() -> dict[str, Any]:
     return {
         "name": "acme",
-        "transport": {"kind": "rest", "url": "https://api.acme.test/v1", "auth": {"kind": "bearer", "env": "ACME_TOKEN"}},
+        "transport": {
+            "kind": "rest",
+            "url": "https://api.acme.test/v1",
+            "auth": {"kind": "bearer", "env": "ACME_TOKEN"},
+        },
         "tools": [
             {
                 "name": "get_item",
@@ -34,7 +38,11 @@ def rest_spec() -> dict[str, Any]:
                     {"name": "reason", "type": "string", "enum": ["late", "duplicate"]},
                     {"name": "notify", "type": "boolean", "default": True},
                 ],
-                "request": {"method": "POST", "path": "/items/{item_id}/cancel", "body": {"reason": "reason", "notify": "notify"}},
+                "request": {
+                    "method": "POST",
+                    "path": "/items/{item_id}/cancel",
+                    "body": {"reason": "reason", "notify": "notify"},
+                },
                 "write": True,
             },
         ],
@@ -56,7 +64,10 @@ def graphql_spec() -> dict[str, Any]:
             {
                 "name": "rename_item",
                 "description": "Rename an item.",
-                "params": [{"name": "id", "type": "string", "required": True}, {"name": "name", "type": "string", "required": True}],
+                "params": [
+                    {"name": "id", "type": "string", "required": True},
+                    {"name": "name", "type": "string", "required": True},
+                ],
                 "query": "mutation Rename($id: ID!, $name: String!) { renameItem(id: $id, name: $name) { id } }",
                 "variables": ["id", "name"],
                 "write": True,
@@ -65,7 +76,9 @@ def graphql_spec() -> dict[str, Any]:
     }
 
 
-def write_specs(pytester: pytest.Pytester, rest: dict[str, Any] | None = None, graphql: dict[str, Any] | None = None) -> None:
+def write_specs(
+    pytester: pytest.Pytester, rest: dict[str, Any] | None = None, graphql: dict[str, Any] | None = None
+) -> None:
     specs = pytester.mkdir("specs")
     (specs / "acme.json").write_text(json.dumps(rest or rest_spec()), encoding="utf-8")
     (specs / "shop.json").write_text(json.dumps(graphql or graphql_spec()), encoding="utf-8")

@@ -1,0 +1,88 @@
+"""Startup benchmark: process spawn -> `tools/list` answered over stdio, for OpenAPI documents.
+
+    .venv/bin/python bench/startup.py DOC [DOC ...] [--runs 5] [-- extra forge serve args]
+
+For each document, `forge serve DOC` is spawned by the mcp SDK's stdio client and timed
+from spawn to the `tools/list` answer; the server's peak RSS (VmHWM, read from /proc
+before it exits) and the size of the tools array (JSON bytes) are recorded. A bare
+`python -c "import json; json.load(open(DOC))"` is measured in the same run as the
+baseline. Medians and ratios are printed. Linux only (reads /proc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client, StdioServerParameters
+
+
+def _children_rss_kb() -> int:
+    """Peak RSS (VmHWM, kB) of this process's child processes that run forge."""
+    peak = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            if ppid != os.getpid() or b"forge" not in (entry / "cmdline").read_bytes():
+                continue
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    peak = max(peak, int(line.split()[1]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return peak
+
+
+async def _forge_once(document: Path, extra: list[str]) -> tuple[float, int, int, int]:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "forge", "serve", str(document), *extra])
+    started = time.perf_counter()
+    async with Client(params) as client:
+        result = await client.list_tools()
+        elapsed = time.perf_counter() - started
+        rss = _children_rss_kb()
+    tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools]
+    return elapsed, rss, len(json.dumps(tools, separators=(",", ":")).encode()), len(tools)
+
+
+def _baseline_once(document: Path) -> tuple[float, int]:
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-c", f"import json; json.load(open({str(document)!r}))"])
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return elapsed, usage.ru_maxrss
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("documents", nargs="+", type=Path)
+    parser.add_argument("--runs", type=int, default=5)
+    args, extra = parser.parse_known_args()
+    extra = [a for a in extra if a != "--"]
+    for document in args.documents:
+        forge_runs = [anyio.run(_forge_once, document, extra) for _ in range(args.runs)]
+        base_runs = [_baseline_once(document) for _ in range(args.runs)]
+        f_time = statistics.median(r[0] for r in forge_runs)
+        f_rss = statistics.median(r[1] for r in forge_runs) / 1024
+        b_time = statistics.median(r[0] for r in base_runs)
+        b_rss = statistics.median(r[1] for r in base_runs) / 1024
+        size, count = forge_runs[-1][2], forge_runs[-1][3]
+        print(f"{document.name} ({document.stat().st_size / 1e6:.1f} MB, {count} tools, {args.runs} runs)")
+        print(f"  forge serve -> tools/list: {f_time:6.2f} s  peak RSS {f_rss:6.0f} MB  tools/list {size / 1e6:.2f} MB")
+        print(f"  python json.load baseline: {b_time:6.2f} s  peak RSS {b_rss:6.0f} MB")
+        print(f"  ratio forge/baseline:      {f_time / b_time:6.1f} x  time, {f_rss / b_rss:.1f} x memory")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

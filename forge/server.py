@@ -381,9 +381,10 @@ def http_app(server: Server[Any], *, stateless: bool, max_body_bytes: int) -> An
 def _instructions(engine: Engine) -> str | None:
     parts = [s.instructions for s in engine.specs if s.instructions]
     gate = (
-        "Tools marked as writes never send on their first call: they return a preview and a "
-        "confirmation token. Show the preview to the user; call again with confirm=<token> only "
-        "once they agree."
+        "Tools marked as writes never send unconfirmed. Either forge asks the user directly "
+        "(clients that support elicitation, when the server is set to), or the first call returns "
+        "a preview and a confirmation token: show the preview to the user and call again with "
+        "confirm=<token> only once they agree."
     )
     if any(e.tool.write for e in engine.entries.values()):
         parts.append(gate)

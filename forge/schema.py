@@ -68,6 +68,7 @@ def output_schema(tool: Tool) -> dict[str, Any] | None:
                 "items": {"type": "string"},
                 "description": "Where the response differs from the API's documented schema.",
             },
+            "note": {"type": "string", "description": "Why there is no response: a held write, a dry run."},
         },
     }
 

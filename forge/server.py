@@ -74,10 +74,20 @@ def tool_definitions(engine: Engine) -> list[dict[str, Any]]:
     return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in _tools(engine)]
 
 
-def to_result(outcome: Outcome) -> types.CallToolResult:
+def to_result(outcome: Outcome, entry: Entry | None = None) -> types.CallToolResult:
+    """An Outcome as an MCP result.
+
+    A validating client refuses a successful result without structured content when the
+    tool declares an output schema, so outcomes that carry no API response (a held write's
+    preview, a dry run) get a `note` that conforms to the declared schema.
+    """
+    structured = dict(outcome.structured) if outcome.structured is not None else None
+    declares = entry is not None and entry.tool.response_schema is not None
+    if structured is None and declares and not outcome.is_error:
+        structured = {"note": outcome.text.split("\n", 1)[0]}
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=outcome.text)],
-        structured_content=dict(outcome.structured) if outcome.structured is not None else None,
+        structured_content=structured,
         is_error=outcome.is_error,
     )
 
@@ -226,7 +236,9 @@ class _Caller:
             result = await self._call(ctx, params)
         finally:
             counter.running -= 1
-        return result if isinstance(result, types.InputRequiredResult) else to_result(result)
+        if isinstance(result, types.InputRequiredResult):
+            return result
+        return to_result(result, self.engine.entries.get(params.name))
 
     def _credentials(self, ctx: ServerRequestContext[Any], name: str) -> dict[str, str] | Outcome | None:
         entry = self.engine.entries.get(name)

@@ -1,0 +1,43 @@
+"""The MCP layer in process: results a validating client (the SDK's own) accepts."""
+
+from __future__ import annotations
+
+import pytest
+from mcp import Client
+
+from forge.engine import Engine
+from forge.gate import Gate
+from forge.server import build_server
+from forge.spec import Binding, Param, RestRequest, Spec, Tool, Transport
+from forge.tokenstore import MemoryTokenStore
+
+pytestmark = pytest.mark.anyio
+
+PET = {"type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}}
+SPEC = Spec(
+    name="pets",
+    transport=Transport(kind="rest", url="http://127.0.0.1:9"),
+    tools=(
+        Tool(
+            "create_pet",
+            "Create a pet.",
+            (Param("name", {"type": "string"}, required=True),),
+            RestRequest("POST", "/pets", body=(Binding("name", "name"),)),
+            write=True,
+            response_schema=PET,
+        ),
+    ),
+)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("dry_run", [False, True])
+async def test_a_held_write_or_a_dry_run_satisfies_a_declared_output_schema(mode: str, dry_run: bool) -> None:
+    engine = Engine([SPEC], gate=Gate(MemoryTokenStore()), env={}, dry_run=dry_run)
+    async with Client(build_server(engine), mode=mode) as client:
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("create_pet", {"name": "Rex"})
+    assert tools[0].output_schema is not None
+    assert not result.is_error
+    assert result.structured_content is not None
+    assert set(result.structured_content) == {"note"}

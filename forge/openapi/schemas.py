@@ -30,7 +30,13 @@ Mode = Literal["input", "output"]
 _TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object", "null"})
 _NUMBERS = ("minimum", "maximum")
 _COUNTS = ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties")
+_BOUND_KEYS = frozenset(
+    ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "pattern", *_COUNTS)
+)
 _DESCRIPTION_LIMIT = 1_000
+INPUT_LIMIT = 40_000  # characters of one argument's schema
+OUTPUT_LIMIT = 40_000
+_FEW_REFS = 8  # fewer references than this cannot blow a schema up: skip measuring it
 
 
 def _regex_ok(pattern: Any) -> bool:
@@ -76,19 +82,55 @@ class Converter:
         self.v31 = version.startswith("3.1")
         self.input_depth = input_depth
         self.output_depth = output_depth
-        self._memo: dict[tuple[str, _Ctx], dict[str, Any]] = {}
+        self._memo: dict[tuple[str, _Ctx], tuple[dict[str, Any], int]] = {}
+        self._sizes: dict[int, tuple[Any, int]] = {}
+        self._expanded = 0
         self._stack: list[str] = []
         self._cut = 1 << 30
 
     def input(self, node: Any) -> dict[str, Any]:
-        """A schema for an argument (raises RefError for a remote or missing reference)."""
-        return self._convert(node, _Ctx("input", self.input_depth, True))
+        """A schema for an argument (raises RefError for a remote or missing reference).
+
+        References nest up to `input_depth` deep; a schema that would still be larger than
+        INPUT_LIMIT characters (shared definitions inlined many times over, as in DocuSign's
+        or Microsoft Graph's documents) is converted again with shallower references.
+        """
+        out: dict[str, Any] = {}
+        for depth in dict.fromkeys((self.input_depth, 4, 2, 1, 0)):
+            out = self._convert(node, _Ctx("input", depth, True))
+            if self._expanded < _FEW_REFS or self.size(out) <= INPUT_LIMIT:
+                break
+        return out
 
     def output(self, node: Any) -> dict[str, Any]:
         """A schema for a response body: references nest at most `output_depth` deep, no descriptions."""
-        return self._convert(node, _Ctx("output", self.output_depth, False))
+        out = self._convert(node, _Ctx("output", self.output_depth, False))
+        if self.output_depth > 0 and self._expanded >= _FEW_REFS and self.size(out) > OUTPUT_LIMIT:
+            out = self._convert(node, _Ctx("output", 0, False))
+        return out
+
+    def size(self, node: Any) -> int:
+        """About how many characters `node` serializes to, without serializing it.
+
+        Converted schemas share subtrees, so sizes are memoized per object (which the memo
+        keeps alive, so an id is never reused while it is a key).
+        """
+        if isinstance(node, str):
+            return len(node) + 2
+        if not isinstance(node, (dict, list)):
+            return 6
+        found = self._sizes.get(id(node))
+        if found is not None:
+            return found[1]
+        if isinstance(node, dict):
+            total = 2 + sum(len(k) + 4 + self.size(v) for k, v in node.items())
+        else:
+            total = 2 + sum(self.size(v) + 1 for v in node)
+        self._sizes[id(node)] = (node, total)
+        return total
 
     def _convert(self, node: Any, ctx: _Ctx) -> dict[str, Any]:
+        self._expanded = 0
         self._stack.clear()
         self._cut = 1 << 30
         return self._schema(node, ctx)
@@ -103,21 +145,24 @@ class Converter:
         key = (ref, ctx)
         memo = self._memo.get(key)
         if memo is not None:
-            return memo
+            self._expanded += memo[1]
+            return memo[0]
         level = len(self._stack)
         outer_cut, self._cut = self._cut, 1 << 30
+        outer_expanded, self._expanded = self._expanded, 1
         self._stack.append(ref)
         try:
             out = self._schema(target, _Ctx(ctx.mode, ctx.budget - 1, ctx.descriptions))
         finally:
             self._stack.pop()
         if self._cut >= level:  # no cut to a reference outside this one: context-free
-            self._memo[key] = out
+            self._memo[key] = (out, self._expanded)
         self._cut = min(outer_cut, self._cut)
+        self._expanded += outer_expanded
         return out
 
     def _schema(self, node: Any, ctx: _Ctx) -> dict[str, Any]:
-        if not isinstance(node, Mapping):
+        if not isinstance(node, dict):
             return {} if node is not False else {"not": {}}
         ref = node.get("$ref")
         if isinstance(ref, str):
@@ -130,7 +175,7 @@ class Converter:
 
     def _part(self, node: Any, ctx: _Ctx) -> dict[str, Any]:
         """An `allOf` member: composition at the same level, so a reference costs no depth."""
-        if isinstance(node, Mapping) and isinstance(node.get("$ref"), str):
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
             return self._schema(node, _Ctx(ctx.mode, ctx.budget + 1, ctx.descriptions))
         return self._schema(node, ctx)
 
@@ -182,6 +227,8 @@ class Converter:
             out["examples"] = [json_value(node["example"])]
 
     def _bounds(self, node: Mapping[str, Any], out: dict[str, Any]) -> None:
+        if _BOUND_KEYS.isdisjoint(node):
+            return
         for key in _NUMBERS:
             if _number(node.get(key)):
                 out[key] = node[key]
@@ -202,11 +249,11 @@ class Converter:
     def _children(self, node: Mapping[str, Any], out: dict[str, Any], ctx: _Ctx) -> None:
         props = node.get("properties")
         dropped: set[str] = set()
-        if isinstance(props, Mapping) and props:
+        if isinstance(props, dict) and props:
             hidden = "readOnly" if ctx.mode == "input" else "writeOnly"
             converted: dict[str, Any] = {}
             for name, sub in props.items():
-                if isinstance(sub, Mapping) and sub.get(hidden) is True:
+                if isinstance(sub, dict) and sub.get(hidden) is True:
                     dropped.add(str(name))
                     continue
                 converted[str(name)] = self._schema(sub, ctx)
@@ -219,15 +266,15 @@ class Converter:
         extra = node.get("additionalProperties")
         if isinstance(extra, bool):
             out["additionalProperties"] = extra
-        elif isinstance(extra, Mapping):
+        elif isinstance(extra, dict):
             out["additionalProperties"] = self._schema(extra, ctx)
         patterns = node.get("patternProperties")
-        if isinstance(patterns, Mapping):
+        if isinstance(patterns, dict):
             kept = {str(k): self._schema(v, ctx) for k, v in patterns.items() if _regex_ok(k)}
             if kept:
                 out["patternProperties"] = kept
         items = node.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, dict):
             out["items"] = self._schema(items, ctx)
         elif isinstance(items, list) and items:
             out["prefixItems"] = [self._schema(i, ctx) for i in items]
@@ -235,7 +282,7 @@ class Converter:
             subs = node.get(key)
             if isinstance(subs, list) and subs:
                 out[key] = [self._part(s, ctx) if key == "allOf" else self._schema(s, ctx) for s in subs]
-        if isinstance(node.get("not"), Mapping):
+        if isinstance(node.get("not"), dict):
             out["not"] = self._schema(node["not"], ctx)
 
 

@@ -15,7 +15,6 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from forge.graphql import operation_info
 from forge.issues import Issue
 from forge.spec import (
     DEFAULT_MAX_RESPONSE_CHARS,
@@ -147,6 +146,8 @@ def _tool(raw: Mapping[str, Any]) -> Tool:
     if "request" in raw:
         request = _request(raw["request"])
     else:
+        from forge.graphql import operation_info  # graphql-core only for GraphQL specs
+
         info = operation_info(raw["query"])
         request = GraphQLOperation(
             document=raw["query"],

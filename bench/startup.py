@@ -1,6 +1,8 @@
 """Startup benchmark: process spawn -> `tools/list` answered over stdio, for OpenAPI documents.
 
-    .venv/bin/python bench/startup.py DOC [DOC ...] [--runs 5] [-- extra forge serve args]
+    .venv/bin/python bench/startup.py DOC [DOC ...] [--runs 5] [--base-url URL ...]
+
+Options this script does not know (`--base-url`, `--include`, ...) go to `forge serve`.
 
 For each document, `forge serve DOC` is spawned by the mcp SDK's stdio client and timed
 from spawn to the `tools/list` answer; the server's peak RSS (VmHWM, read from /proc
@@ -54,13 +56,18 @@ async def _forge_once(document: Path, extra: list[str]) -> tuple[float, int, int
     return elapsed, rss, len(json.dumps(tools, separators=(",", ":")).encode()), len(tools)
 
 
+_BASELINE = (
+    "import json, sys; json.load(open(sys.argv[1])); "
+    "print(next(l for l in open('/proc/self/status') if l.startswith('VmHWM:')).split()[1])"
+)
+
+
 def _baseline_once(document: Path) -> tuple[float, int]:
+    """Seconds and peak RSS (kB, the child's own VmHWM: fork-inherited rusage would overstate it)."""
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", f"import json; json.load(open({str(document)!r}))"])
-    _, status, usage = os.wait4(process.pid, 0)
+    run = subprocess.run([sys.executable, "-c", _BASELINE, str(document)], capture_output=True, text=True, check=True)
     elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss
+    return elapsed, int(run.stdout.strip())
 
 
 def main() -> int:
@@ -68,7 +75,6 @@ def main() -> int:
     parser.add_argument("documents", nargs="+", type=Path)
     parser.add_argument("--runs", type=int, default=5)
     args, extra = parser.parse_known_args()
-    extra = [a for a in extra if a != "--"]
     for document in args.documents:
         forge_runs = [anyio.run(_forge_once, document, extra) for _ in range(args.runs)]
         base_runs = [_baseline_once(document) for _ in range(args.runs)]

@@ -135,3 +135,33 @@ def test_the_same_document_compiles_to_the_same_tools_every_time() -> None:
     first, _ = compile_document(read_document(path), path=path, options=OpenAPIOptions())
     second, _ = compile_document(read_document(path), path=path, options=OpenAPIOptions())
     assert [(t.name, input_schema(t)) for t in first.tools] == [(t.name, input_schema(t)) for t in second.tools]
+
+
+def test_shared_definitions_inlined_many_times_over_stay_within_a_size_bound(tmp_path: Path) -> None:
+    levels = 7
+    schemas: dict[str, object] = {f"L{levels}": {"type": "string", "description": "x" * 200}}
+    for level in range(levels - 1, -1, -1):
+        child = {"$ref": f"#/components/schemas/L{level + 1}"}
+        schemas[f"L{level}"] = {"type": "object", "properties": {f"p{i}": child for i in range(5)}}
+    document = {
+        "openapi": "3.0.0",
+        "info": {"title": "Wide", "version": "1"},
+        "servers": [{"url": "https://wide.example"}],
+        "paths": {
+            "/w": {
+                "post": {
+                    "operationId": "wide",
+                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/L0"}}}},
+                    "responses": {"200": {"description": "ok"}},
+                }
+            }
+        },
+        "components": {"schemas": schemas},
+    }
+    spec, issues = compile_document(document, path=tmp_path / "wide.json", options=OpenAPIOptions())
+    assert issues == []
+    body = spec.tools[0].param("body")
+    assert body is not None
+    text = json.dumps(body.schema)
+    assert len(text) < 60_000 and "(abbreviated: #/components/schemas/L" in text
+    assert set(body.schema["properties"]) == {f"p{i}" for i in range(5)}

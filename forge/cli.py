@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import platformdirs
 
 from forge import __version__
+from forge.cache import SpecCache
 from forge.client import HttpClient
 from forge.engine import Engine
 from forge.errors import ForgeError, SpecError
@@ -24,16 +24,12 @@ from forge.loading import find_specs, inspect_spec, load_spec
 from forge.openapi import OpenAPIOptions
 from forge.spec import GraphQLOperation, Spec
 from forge.spec_format import SPEC_SCHEMA
+from forge.state import state_dir
 from forge.tokenstore import MemoryTokenStore, SqliteTokenStore, TokenStore
 
 __all__ = ["main"]
 
 log = logging.getLogger("forge")
-
-
-def _state_dir() -> Path:
-    override = os.environ.get("FORGE_STATE_DIR")
-    return Path(override) if override else Path(platformdirs.user_state_dir("forge"))
 
 
 def _options(args: argparse.Namespace) -> OpenAPIOptions:
@@ -53,7 +49,8 @@ def _options(args: argparse.Namespace) -> OpenAPIOptions:
 
 
 def _load(args: argparse.Namespace, path: str) -> Spec:
-    return load_spec(Path(path), _options(args))
+    cache = None if os.environ.get("FORGE_CACHE") == "0" else SpecCache(state_dir() / "cache")
+    return load_spec(Path(path), _options(args), cache=cache)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -113,7 +110,7 @@ def _token_store(kind: str) -> TokenStore:
     if kind == "memory":
         return MemoryTokenStore()
     if kind == "sqlite":
-        return SqliteTokenStore(_state_dir() / "tokens.sqlite")
+        return SqliteTokenStore(state_dir() / "tokens.sqlite")
     if kind.startswith("sqlite:"):
         return SqliteTokenStore(Path(kind.removeprefix("sqlite:")))
     if kind.startswith(("redis://", "rediss://", "unix://")):
@@ -258,7 +255,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--token-store", default="memory", help="memory (default), sqlite, sqlite:PATH, redis://HOST:PORT[/DB]"
     )
-    from forge.serving import add_serve_arguments
+    from forge.serve_args import add_serve_arguments
 
     add_serve_arguments(p)
     p.set_defaults(func=_cmd_serve)

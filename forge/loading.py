@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from forge.cache import SpecCache
 from forge.check import MISSING_SCHEMA, check_spec
 from forge.errors import SpecError
 from forge.issues import Issue
@@ -77,12 +78,19 @@ def inspect_spec(
     return spec, issues + check_spec(spec, schema_override)
 
 
-def load_spec(path: Path, options: OpenAPIOptions | None = None) -> Spec:
+def load_spec(path: Path, options: OpenAPIOptions | None = None, *, cache: SpecCache | None = None) -> Spec:
     """Load a spec for use, refusing one with any problem.
+
+    Args:
+        cache: where compiled, checked specs of big documents are kept between runs.
 
     Raises:
         SpecError: with every issue found.
     """
+    options = options or OpenAPIOptions()
+    cached = cache.get(path, options) if cache is not None else None
+    if cached is not None:
+        return cached
     spec, issues = inspect_spec(path, options)
     # A GraphQL schema file only serves validation: serving goes on without it, with a warning.
     fatal = [issue for issue in issues if issue.check != MISSING_SCHEMA]
@@ -90,6 +98,8 @@ def load_spec(path: Path, options: OpenAPIOptions | None = None) -> Spec:
         raise SpecError(fatal or issues)
     for issue in issues:
         log.warning("%s (operations are not validated against a schema)", issue)
+    if cache is not None and not issues:
+        cache.put(path, options, spec)
     return spec
 
 

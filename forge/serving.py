@@ -30,6 +30,7 @@ import uvicorn
 from forge.audit import AuditLog
 from forge.engine import Engine
 from forge.errors import ForgeError
+from forge.serve_args import DEFAULT_MAX_BODY_BYTES, add_serve_arguments
 from forge.server import CallCounter, CallPolicy, build_server, end_streams, hold_streams_on_signal, http_app
 from forge.spec import Spec
 
@@ -50,7 +51,6 @@ __all__ = [
 
 log = logging.getLogger("forge")
 
-DEFAULT_MAX_BODY_BYTES = 1024 * 1024
 MCP_PATH = "/mcp"
 _LOOPBACK_NAMES = ("localhost",)
 
@@ -327,45 +327,6 @@ def serve_http(engine: Engine, policy: CallPolicy, options: HttpOptions) -> None
 
 
 # --- the `forge serve` command line ------------------------------------------------------
-
-
-def add_serve_arguments(parser: Any) -> None:
-    """The HTTP, security, confirmation and audit options of `forge serve`."""
-    group = parser.add_argument_group("HTTP serving")
-    group.add_argument("--http", metavar="HOST:PORT", help="serve MCP over Streamable HTTP at /mcp instead of stdio")
-    group.add_argument("--stateless", action="store_true", help="no per-client sessions: any replica answers any call")
-    group.add_argument(
-        "--auth-token-env",
-        metavar="NAME",
-        help="environment variable holding the bearer token clients must send (required off loopback)",
-    )
-    group.add_argument(
-        "--allow-origin", action="append", default=[], metavar="ORIGIN", help="browser Origin to accept (repeatable)"
-    )
-    group.add_argument(
-        "--allow-host", action="append", default=[], metavar="HOST", help="Host header to accept (repeatable)"
-    )
-    group.add_argument(
-        "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY_BYTES, metavar="N", help="largest request body"
-    )
-    group.add_argument(
-        "--max-concurrent-calls", type=int, default=256, metavar="N", help="tool calls running at once (default 256)"
-    )
-    group.add_argument(
-        "--shutdown-timeout",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="on SIGTERM, how long in-flight calls may take to finish (default 30)",
-    )
-    group.add_argument(
-        "--confirm",
-        choices=["token", "elicit", "auto"],
-        default="auto",
-        help="how writes are confirmed: token, elicit (ask the person; token where the client cannot be "
-        "asked) or auto (each spec's 'confirm' setting; token when unset)",
-    )
-    group.add_argument("--audit", metavar="PATH", help="append one JSON line per write sent to PATH ('-': stderr)")
 
 
 def http_options(args: Any) -> HttpOptions | None:

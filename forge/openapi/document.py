@@ -20,7 +20,7 @@ from forge.spec import Skipped, Spec, Tool, Transport
 
 __all__ = ["Compiled", "compile_openapi", "detect_version", "selected", "spec_name"]
 
-_NOISE = re.compile(r"^(api|rest|openapi|swagger|v\d+(\.\d+)*)$")
+_NOISE = re.compile(r"^(api|apis|rest|openapi|swagger|the|a|v\d+(\.\d+)*|\d+)$")
 
 
 def detect_version(document: Mapping[str, Any]) -> str | None:
@@ -35,17 +35,17 @@ def detect_version(document: Mapping[str, Any]) -> str | None:
 
 
 def spec_name(document: Mapping[str, Any], path: Path) -> str:
-    """The title, lower-cased, with `api`, `rest`, `openapi` and version words dropped."""
+    """The first word of the title that is not `api`, `rest`, `openapi`, `swagger`, `the`,
+    `a` or a version (`v3`), lower-cased: "GitHub v3 REST API" -> `github`; else the file's."""
     info = document.get("info")
     title = info.get("title") if isinstance(info, Mapping) else None
     for source in (title, path.stem):
         if not isinstance(source, str):
             continue
-        words = [w for w in re.split(r"[^a-z0-9]+", source.lower()) if w]
+        words = [w for w in re.split(r"[^a-z0-9]+", source.lower().replace("'s ", " ")) if w]
         kept = [w for w in words if not _NOISE.match(w)] or words
-        name = "_".join(kept)[:40].strip("_")
-        if name:
-            return name
+        if kept:
+            return kept[0][:40]
     return "api"
 
 

@@ -102,7 +102,12 @@ class ParamConverter:
         if param.get("deprecated") is True:
             schema["deprecated"] = True
         required = location == "path" or param.get("required") is True
-        return ApiParam(str(param["name"]), location, conform_top(schema), required, style, explode)
+        name = str(param["name"])
+        if style == "deepObject" and schema.get("type") == "array":
+            # deepObject is defined for objects only; for arrays, APIs (Stripe's `expand`)
+            # read the bracket convention: expand[]=a&expand[]=b.
+            name, style, explode = (name if name.endswith("[]") else name + "[]"), "form", True
+        return ApiParam(name, location, conform_top(schema), required, style, explode)
 
 
 def _schema_of(param: Mapping[str, Any]) -> Any:

@@ -86,10 +86,11 @@ def test_a_public_operation_sends_no_credentials(api: Api) -> None:
         close(engine)
 
 
-def test_cookie_api_keys_go_in_the_cookie_header(api: Api) -> None:
+def test_cookie_api_keys_go_in_the_cookie_header_and_deep_object_arrays_use_brackets(api: Api) -> None:
     engine = _engine(api)
     try:
-        call(engine, "getSession", {})
+        call(engine, "getSession", {"expand": ["customer", "invoice"]})
+        assert _query(api) == [("expand[]", "customer"), ("expand[]", "invoice")]
         assert api.last.headers["Cookie"] == "sid=sid-cookie-789"
         assert "Authorization" not in api.last.headers
     finally:

@@ -17,6 +17,7 @@ import pickle
 import sys
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from forge import __version__
@@ -28,6 +29,16 @@ __all__ = ["MIN_SIZE", "SpecCache"]
 MIN_SIZE = 256 * 1024  # smaller inputs compile faster than a cache entry is checked
 
 log = logging.getLogger("forge")
+
+
+@lru_cache(maxsize=1)
+def _code_stamp() -> str:
+    """forge's own source files, so an edited compiler (not only a new version) invalidates entries."""
+    package = Path(__file__).resolve().parent
+    stamps = sorted(
+        (str(p.relative_to(package)), p.stat().st_size, p.stat().st_mtime_ns) for p in package.rglob("*.py")
+    )
+    return hashlib.sha256(repr(stamps).encode()).hexdigest()
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:
@@ -49,7 +60,7 @@ class SpecCache:
         self.min_size = min_size
 
     def _file(self, path: Path, options: OpenAPIOptions) -> Path:
-        key = repr((__version__, sys.version_info[:2], str(path.resolve()), options))
+        key = repr((__version__, _code_stamp(), sys.version_info[:2], str(path.resolve()), options))
         return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".pickle")
 
     def get(self, path: Path, options: OpenAPIOptions) -> Spec | None:

@@ -185,21 +185,21 @@ def _render_rest(
             else:
                 fields[binding.field] = value
         content = fields if fields or request.method in ("POST", "PUT", "PATCH") else None
-    body, content_type = _encode_body(content, request.body_encoding)
+    body, content_type = _encode_body(content, request.body_encoding, request.indexed_arrays)
     return request.method, _join(base, path), body, content_type
 
 
-def _encode_body(content: Any, encoding: str) -> tuple[bytes | None, str | None]:
+def _encode_body(content: Any, encoding: str, indexed: bool) -> tuple[bytes | None, str | None]:
     if content is None:
         return None, None
     if encoding == "form":
         if not isinstance(content, Mapping):
             raise RenderError("a form body must be an object; nothing was sent")
-        return urlencode(flatten_form(content)).encode(), "application/x-www-form-urlencoded"
+        return urlencode(flatten_form(content, indexed_arrays=indexed)).encode(), "application/x-www-form-urlencoded"
     if encoding == "multipart":
         if not isinstance(content, Mapping):
             raise RenderError("a multipart body must be an object; nothing was sent")
-        return _multipart(flatten_form(content))
+        return _multipart(flatten_form(content, indexed_arrays=indexed))
     return json.dumps(content, ensure_ascii=False).encode(), "application/json"
 
 

@@ -63,9 +63,14 @@ def describe_request(request: RenderedRequest) -> str:
         lines.append("Query:")
         lines += [f"  {request.redact(k)} = {request.redact(v)}" for k, v in query]
     lines.append("Headers (names only): " + ", ".join(request.header_names))
-    if request.body is not None:
+    content_type = request.header("content-type") or ""
+    if request.body is not None and content_type.startswith("application/x-www-form-urlencoded"):
+        lines.append("Body (form):")
+        fields = parse_qsl(request.body.decode("utf-8", errors="replace"), keep_blank_values=True)
+        lines += [f"  {request.redact(k)} = {request.redact(v)}" for k, v in fields]
+    elif request.body is not None:
         lines.append("Body:")
-        body = _body_text(request.body, request.header("content-type") or "")
+        body = _body_text(request.body, content_type)
         lines += ["  " + line for line in request.redact(body).splitlines()]
     return "\n".join(lines)
 

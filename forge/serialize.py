@@ -99,29 +99,30 @@ def serialize_query(name: str, value: Any, style: str = "form", explode: bool = 
     return [(name, scalar_text(value))]
 
 
-def flatten_form(value: Mapping[str, Any]) -> list[tuple[str, str]]:
+def flatten_form(value: Mapping[str, Any], *, indexed_arrays: bool = False) -> list[tuple[str, str]]:
     """Flatten a body object into form fields.
 
-    Arrays of scalars repeat the key; nested objects and arrays of objects use the
-    bracket notation form-encoded APIs such as Stripe read (`metadata[plan]=pro`,
-    `items[0][price]=p_1`).
+    Arrays of scalars repeat the key (`tags=a&tags=b`, OpenAPI's form style), or with
+    `indexed_arrays` take an index (`tags[0]=a`, deepObject style, as Stripe reads them);
+    nested objects and arrays of objects always use bracket notation
+    (`metadata[plan]=pro`, `items[0][price]=p_1`).
     """
-    return list(_flatten("", value))
+    return list(_flatten("", value, indexed_arrays))
 
 
-def _flatten(prefix: str, value: Any) -> Iterator[tuple[str, str]]:
+def _flatten(prefix: str, value: Any, indexed: bool) -> Iterator[tuple[str, str]]:
     if value is None:
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
-            yield from _flatten(f"{prefix}[{key}]" if prefix else str(key), item)
+            yield from _flatten(f"{prefix}[{key}]" if prefix else str(key), item, indexed)
     elif isinstance(value, (list, tuple)):
-        if all(not isinstance(v, (Mapping, list, tuple)) for v in value):
+        if not indexed and all(not isinstance(v, (Mapping, list, tuple)) for v in value):
             for item in value:
                 if item is not None:
                     yield prefix, scalar_text(item)
         else:
             for index, item in enumerate(value):
-                yield from _flatten(f"{prefix}[{index}]", item)
+                yield from _flatten(f"{prefix}[{index}]", item, indexed)
     else:
         yield prefix, scalar_text(value)

@@ -96,6 +96,7 @@ class RestRequest:
     body: tuple[Binding, ...] = ()
     body_param: str | None = None
     body_encoding: BodyEncoding = "json"
+    indexed_arrays: bool = False  # form bodies: `tags[0]=a` (deepObject APIs such as Stripe), not `tags=a`
 
     def bindings(self) -> tuple[Binding, ...]:
         return self.path_params + self.query + self.headers + self.cookies + self.body

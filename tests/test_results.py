@@ -76,3 +76,16 @@ def test_a_body_over_the_read_limit_is_cut_and_says_so() -> None:
     response = Response(200, "OK", (("Content-Type", "application/json"),), b"[" + b"1," * 100, cut=True)
     outcome = format_response(rest_tool(), REQUEST, response, 20_000)
     assert not outcome.is_error and "only that much was read" in outcome.text
+
+
+def test_a_form_body_is_shown_field_by_field() -> None:
+    from forge.results import describe_request
+
+    request = RenderedRequest(
+        "POST",
+        "https://api.test/c",
+        (("Content-Type", "application/x-www-form-urlencoded"),),
+        b"metadata%5Bplan%5D=pro&key=secret-key-1",
+        frozenset({"secret-key-1"}),
+    )
+    assert describe_request(request).splitlines()[-3:] == ["Body (form):", "  metadata[plan] = pro", "  key = [REDACTED]"]

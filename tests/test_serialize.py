@@ -51,3 +51,10 @@ def test_forms_use_bracket_notation_for_nested_values() -> None:
         ("items[0][qty]", "2"),
         ("meta[b]", "true"),
     ]
+
+
+def test_deep_object_forms_index_arrays_of_scalars() -> None:
+    assert flatten_form({"expand": ["customer", "invoice"]}, indexed_arrays=True) == [
+        ("expand[0]", "customer"),
+        ("expand[1]", "invoice"),
+    ]

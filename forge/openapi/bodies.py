@@ -30,6 +30,7 @@ class Body:
     schema: Mapping[str, Any]
     required: bool
     encoding: BodyEncoding
+    indexed_arrays: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,11 @@ def request_body(operation: Mapping[str, Any], resolver: Resolver, converter: Co
         schema["description"] = desc
     if encoding != "json" and schema.get("type") not in (None, "object"):
         raise Unsupported(f"a {media} body whose schema is not an object")
-    return Body(conform_top(schema), required, encoding)
+    styles = entry.get("encoding")
+    deep = isinstance(styles, Mapping) and any(
+        isinstance(e, Mapping) and e.get("style") == "deepObject" for e in styles.values()
+    )
+    return Body(conform_top(schema), required, encoding, indexed_arrays=deep and encoding != "json")
 
 
 def swagger_body(

@@ -123,6 +123,7 @@ class ToolBuilder:
             body=tuple(groups["form"]),
             body_param=body_arg,
             body_encoding=encoding,
+            indexed_arrays=body.indexed_arrays if body is not None else False,
         )
         return Tool(
             name=name,

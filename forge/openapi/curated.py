@@ -21,7 +21,7 @@ from forge.openapi.operations import Operation
 from forge.openapi.options import OpenAPIOptions
 from forge.openapi.params import Unsupported
 from forge.spec import DEFAULT_MAX_RESPONSE_CHARS, DEFAULT_TIMEOUT, Annotations, Param, Spec, Tool, Transport
-from forge.specfile import compile_transport
+from forge.specfile import compile_transport, serving_fields
 
 __all__ = ["compile_curated", "operation_key"]
 
@@ -133,5 +133,6 @@ def compile_curated(
         instructions=raw.get("instructions"),
         path=path,
         openapi=document_path,
+        **serving_fields(raw),
     )
     return spec, issues

@@ -120,3 +120,19 @@ def test_forge_import_names_operations_without_an_id_by_method_and_path(tmp_path
         {"operation": "GET /things/{thingId}/parts", "name": "get_things_thingId_parts"},
         {"operation": "DELETE /things/{thingId}/parts", "name": "delete_things_thingId_parts"},
     ]
+
+
+def test_a_curated_spec_carries_its_serving_settings(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        {
+            "name": "pets",
+            "openapi": "api.yaml",
+            "confirm": "elicit",
+            "credential_passthrough": {"X-Pets-Token": "PETS_TOKEN"},
+            "tools": [{"operation": "listPets"}],
+        },
+    )
+    spec = load_spec(path)
+    assert spec.confirm == "elicit"
+    assert spec.credential_passthrough == (("X-Pets-Token", "PETS_TOKEN"),)

@@ -97,10 +97,15 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for row in rows:
         print("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3])) + "  " + row[3])
     print(f"\n{spec.name}: {len(spec.tools)} tools at {spec.transport.url}")
-    for auth in spec.transport.auth:
+    # Every credential any tool may read: the transport's, then per-tool overrides (OpenAPI
+    # operations with their own security), each once.
+    auths = list(dict.fromkeys([*spec.transport.auth, *(a for t in spec.tools for a in (t.auth or ()))]))
+    for auth in auths:
         where = f" ({auth.name})" if auth.name else ""
         extra = f", password from ${auth.password_env}" if auth.password_env else ""
-        print(f"auth: {auth.kind}{where} from ${auth.env}{extra}")
+        users = [t.name for t in spec.tools if auth in (spec.transport.auth if t.auth is None else t.auth)]
+        scope = "" if len(users) == len(spec.tools) else f" [{len(users)} of {len(spec.tools)} tools]"
+        print(f"auth: {auth.kind}{where} from ${auth.env}{extra}{scope}")
     if spec.skipped:
         print(f"{len(spec.skipped)} operations skipped (forge check -v lists them)")
     return 0

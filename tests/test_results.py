@@ -88,4 +88,8 @@ def test_a_form_body_is_shown_field_by_field() -> None:
         b"metadata%5Bplan%5D=pro&key=secret-key-1",
         frozenset({"secret-key-1"}),
     )
-    assert describe_request(request).splitlines()[-3:] == ["Body (form):", "  metadata[plan] = pro", "  key = [REDACTED]"]
+    assert describe_request(request).splitlines()[-3:] == [
+        "Body (form):",
+        "  metadata[plan] = pro",
+        "  key = [REDACTED]",
+    ]

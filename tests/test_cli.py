@@ -47,6 +47,8 @@ def test_check_reports_a_missing_file_without_a_traceback(tmp_path: Path, capsys
 
 
 def test_every_example_spec_checks_clean(capsys: pytest.CaptureFixture[str]) -> None:
+    if not (ROOT.parent / "shared").is_dir():
+        pytest.skip("../shared (Boulevard's GraphQL schema) is absent; test_boulevard_spec covers that case")
     assert main(["check", str(ROOT / "specs")]) == 0, capsys.readouterr().out
 
 

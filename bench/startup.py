@@ -24,6 +24,7 @@ from pathlib import Path
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import get_default_environment
 
 
 def _children_rss_kb() -> int:
@@ -45,8 +46,17 @@ def _children_rss_kb() -> int:
     return peak
 
 
-async def _forge_once(document: Path, extra: list[str]) -> tuple[float, int, int, int]:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "forge", "serve", str(document), *extra])
+STATE = Path(__file__).resolve().parents[1] / ".bench" / "state"
+
+
+async def _forge_once(document: Path, extra: list[str], cache: bool = False) -> tuple[float, int, int, int]:
+    """One spawn -> tools/list. `cache`: with forge's compiled-spec cache (in .bench/state),
+    which a previous run has filled; without it, the document is parsed, compiled and
+    checked from scratch (FORGE_CACHE=0)."""
+    env = {**get_default_environment(), "FORGE_STATE_DIR": str(STATE), "FORGE_CACHE": "1" if cache else "0"}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "forge", "serve", str(document), *extra], env=env
+    )
     started = time.perf_counter()
     async with Client(params) as client:
         result = await client.list_tools()

@@ -7,10 +7,7 @@ import base64
 import dataclasses
 import json
 import re
-import threading
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +21,7 @@ from forge.loading import inspect_spec, read_document
 from forge.spec import Spec
 from forge.specfile import compile_spec
 from forge.tokenstore import MemoryTokenStore
+from tests.upstream import Reply, Upstream, running_upstream
 
 ROOT = Path(__file__).resolve().parents[1]
 BOULEVARD = ROOT / "specs" / "boulevard.json"
@@ -339,60 +337,12 @@ CLIENT_TOKEN = "canary-client-token-a9d03e6b7c12"
 BUSINESS = "biz-123"
 
 
-@dataclass(frozen=True)
-class Received:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-@dataclass
-class Recorder:
-    url: str
-    received: list[Received] = field(default_factory=list)
-    answer: Callable[[Received], Any] = lambda request: {"data": {}}
-
-
 @pytest.fixture
-def upstream() -> Iterator[Recorder]:
+def upstream() -> Iterator[Upstream]:
     """A GraphQL endpoint on 127.0.0.1 that records every request and answers JSON."""
-    recorder = Recorder(url="")
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            request = Received(
-                self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, self.rfile.read(length)
-            )
-            recorder.received.append(request)
-            payload = json.dumps(recorder.answer(request)).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        do_GET = do_PUT = do_PATCH = do_DELETE = do_POST
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    recorder.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        yield recorder
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with running_upstream() as server:
+        server.reply(lambda request: Reply(body={"data": {}}))
+        yield server
 
 
 def _boulevard_at(url: str) -> Spec:
@@ -403,7 +353,7 @@ def _boulevard_at(url: str) -> Spec:
     return dataclasses.replace(spec, transport=transport)
 
 
-def _engine(upstream: Recorder, **env: str) -> Engine:
+def _engine(upstream: Upstream, **env: str) -> Engine:
     environ = {"BOULEVARD_API_KEY": API_KEY, "BOULEVARD_BUSINESS_ID": BUSINESS, **env}
     return Engine([_boulevard_at(upstream.url)], gate=Gate(MemoryTokenStore()), env=environ)
 
@@ -415,8 +365,8 @@ def _assert_no_secrets(text: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_a_graphql_read_posts_query_variables_and_operation_name(upstream: Recorder) -> None:
-    upstream.answer = lambda request: {"data": {"cart": {"id": "cart-1", "summary": {"total": 4500}}}}
+async def test_a_graphql_read_posts_query_variables_and_operation_name(upstream: Upstream) -> None:
+    upstream.reply(lambda request: Reply(body={"data": {"cart": {"id": "cart-1", "summary": {"total": 4500}}}}))
     engine = _engine(upstream)
     try:
         outcome = await engine.call("get_cart", {"id": "cart-1"})
@@ -426,7 +376,7 @@ async def test_a_graphql_read_posts_query_variables_and_operation_name(upstream:
     assert json.loads(outcome.text) == {"data": {"cart": {"id": "cart-1", "summary": {"total": 4500}}}}
     [request] = upstream.received
     assert request.method == "POST"
-    assert request.path == f"/api/2020-01/{BUSINESS}/client"
+    assert request.target == f"/api/2020-01/{BUSINESS}/client"
     assert request.headers["content-type"] == "application/json"
     assert request.headers["authorization"] == "Basic " + base64.b64encode(f"{API_KEY}:".encode()).decode()
     body = request.json()
@@ -438,7 +388,7 @@ async def test_a_graphql_read_posts_query_variables_and_operation_name(upstream:
 
 
 @pytest.mark.anyio
-async def test_a_signed_in_client_token_is_the_basic_auth_password(upstream: Recorder) -> None:
+async def test_a_signed_in_client_token_is_the_basic_auth_password(upstream: Upstream) -> None:
     engine = _engine(upstream, BOULEVARD_CLIENT_TOKEN=CLIENT_TOKEN)
     try:
         outcome = await engine.call("list_my_appointments", {"first": 5})
@@ -452,7 +402,7 @@ async def test_a_signed_in_client_token_is_the_basic_auth_password(upstream: Rec
 
 
 @pytest.mark.anyio
-async def test_absent_optional_variables_are_omitted_and_defaults_are_sent(upstream: Recorder) -> None:
+async def test_absent_optional_variables_are_omitted_and_defaults_are_sent(upstream: Upstream) -> None:
     engine = _engine(upstream)
     try:
         dates = await engine.call("list_bookable_dates", {"id": "cart-1", "tz": "America/New_York"})
@@ -469,11 +419,15 @@ async def test_absent_optional_variables_are_omitted_and_defaults_are_sent(upstr
 
 
 @pytest.mark.anyio
-async def test_a_response_carrying_errors_is_an_error_result_showing_them(upstream: Recorder) -> None:
-    upstream.answer = lambda request: {
-        "data": {"cart": None},
-        "errors": [{"message": "Cart not found", "path": ["cart"], "extensions": {"code": "NOT_FOUND"}}],
-    }
+async def test_a_response_carrying_errors_is_an_error_result_showing_them(upstream: Upstream) -> None:
+    upstream.reply(
+        lambda request: Reply(
+            body={
+                "data": {"cart": None},
+                "errors": [{"message": "Cart not found", "path": ["cart"], "extensions": {"code": "NOT_FOUND"}}],
+            }
+        )
+    )
     engine = _engine(upstream)
     try:
         outcome = await engine.call("get_cart", {"id": "cart-404"})
@@ -486,10 +440,12 @@ async def test_a_response_carrying_errors_is_an_error_result_showing_them(upstre
 
 
 @pytest.mark.anyio
-async def test_credentials_echoed_by_the_api_are_redacted_from_error_results(upstream: Recorder) -> None:
-    upstream.answer = lambda request: {
-        "errors": [{"message": f"bad key {API_KEY}; header was {request.headers['authorization']}"}]
-    }
+async def test_credentials_echoed_by_the_api_are_redacted_from_error_results(upstream: Upstream) -> None:
+    upstream.reply(
+        lambda request: Reply(
+            body={"errors": [{"message": f"bad key {API_KEY}; header was {request.headers['authorization']}"}]}
+        )
+    )
     engine = _engine(upstream, BOULEVARD_CLIENT_TOKEN=CLIENT_TOKEN)
     try:
         outcome = await engine.call("get_business", {})
@@ -502,10 +458,12 @@ async def test_credentials_echoed_by_the_api_are_redacted_from_error_results(ups
 
 
 @pytest.mark.anyio
-async def test_a_graphql_write_sends_nothing_until_confirmed_then_exactly_once(upstream: Recorder) -> None:
-    upstream.answer = lambda request: {
-        "data": {"checkoutCart": {"cart": {"id": "cart-1"}, "appointments": [{"appointmentId": "appt-9"}]}}
-    }
+async def test_a_graphql_write_sends_nothing_until_confirmed_then_exactly_once(upstream: Upstream) -> None:
+    upstream.reply(
+        lambda request: Reply(
+            body={"data": {"checkoutCart": {"cart": {"id": "cart-1"}, "appointments": [{"appointmentId": "appt-9"}]}}}
+        )
+    )
     args = {"input": {"id": "cart-1"}}
     engine = _engine(upstream, BOULEVARD_CLIENT_TOKEN=CLIENT_TOKEN)
     try:
@@ -541,7 +499,7 @@ async def test_a_graphql_write_sends_nothing_until_confirmed_then_exactly_once(u
 
 
 @pytest.mark.anyio
-async def test_a_write_token_does_not_confirm_a_changed_input(upstream: Recorder) -> None:
+async def test_a_write_token_does_not_confirm_a_changed_input(upstream: Upstream) -> None:
     engine = _engine(upstream)
     try:
         held = await engine.call("cancel_appointment", {"input": {"id": "appt-1"}})
@@ -554,7 +512,7 @@ async def test_a_write_token_does_not_confirm_a_changed_input(upstream: Recorder
 
 
 @pytest.mark.anyio
-async def test_an_unset_business_id_sends_nothing_and_names_the_variable(upstream: Recorder) -> None:
+async def test_an_unset_business_id_sends_nothing_and_names_the_variable(upstream: Upstream) -> None:
     engine = Engine([_boulevard_at(upstream.url)], gate=Gate(MemoryTokenStore()), env={"BOULEVARD_API_KEY": API_KEY})
     try:
         outcome = await engine.call("get_business", {})

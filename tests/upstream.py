@@ -1,4 +1,9 @@
-"""A real HTTP server on 127.0.0.1 that records every request it receives (for tests)."""
+"""A real HTTP server on 127.0.0.1 that records every request it receives (for tests).
+
+`running_upstream()` serves a plain `Upstream`; `serving(upstream)` serves any subclass of it
+(the serving harness, the OpenAPI tests and the plugin's petstore add their answers on top).
+HTTP/1.1 with keep-alive; request header names are lowercased.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -44,12 +49,20 @@ Responder = Callable[[Received], Reply]
 
 @dataclass
 class Upstream:
-    url: str
+    url: str = ""
     received: list[Received] = field(default_factory=list)
     responder: Responder = lambda request: Reply(body={"ok": True, "path": request.path})
+    arrived: threading.Event = field(default_factory=threading.Event)  # set as each request arrives
 
     def reply(self, responder: Responder) -> None:
         self.responder = responder
+
+    @property
+    def last(self) -> Received:
+        return self.received[-1]
+
+    def writes(self) -> list[Received]:
+        return [request for request in self.received if request.method != "GET"]
 
 
 def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
@@ -61,6 +74,7 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
             body = self.rfile.read(length) if length else b""
             request = Received(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
             upstream.received.append(request)
+            upstream.arrived.set()
             reply = upstream.responder(request)
             if reply.delay:
                 time.sleep(reply.delay)
@@ -87,16 +101,26 @@ def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+U = TypeVar("U", bound=Upstream)
+
+
 @contextmanager
-def running_upstream() -> Iterator[Upstream]:
-    upstream = Upstream(url="")
+def serving(upstream: U) -> Iterator[U]:
+    """Serve `upstream` on 127.0.0.1 (a free port, set as its `url`) for the duration of the block."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream))
     server.daemon_threads = True
     upstream.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         yield upstream
     finally:
         server.shutdown()
         server.server_close()
+        thread.join()
+
+
+@contextmanager
+def running_upstream() -> Iterator[Upstream]:
+    with serving(Upstream()) as upstream:
+        yield upstream

@@ -1,8 +1,8 @@
 """Real processes for the serving tests: a recording upstream, `forge serve --http`, redis-server.
 
 Everything binds 127.0.0.1 on a free port. Nothing sleeps for a fixed time: readiness is
-found by polling a port or an HTTP endpoint, and the upstream signals each request it
-receives with an event.
+found by polling a port or an HTTP endpoint, and the upstream (tests/upstream.py) signals each request
+it receives with an event.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from tests import upstream as shared
 
 ROOT = Path(__file__).resolve().parents[2]
 FORGE = [sys.executable, "-m", "forge"]
@@ -47,72 +47,24 @@ def wait_for(predicate: Any, timeout: float = 20.0, what: str = "condition") -> 
 # --- upstream ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Seen:
-    method: str
-    target: str
-    headers: dict[str, str]
-    body: bytes
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
 @dataclass
-class Upstream:
-    """An HTTP API on 127.0.0.1 that records every request and answers JSON."""
+class Upstream(shared.Upstream):
+    """The shared recording upstream, answering each request's method and raw target as JSON,
+    after `delay` seconds."""
 
-    url: str = ""
-    seen: list[Seen] = field(default_factory=list)
     delay: float = 0.0
-    arrived: threading.Event = field(default_factory=threading.Event)
 
-    def writes(self) -> list[Seen]:
-        return [s for s in self.seen if s.method != "GET"]
+    def __post_init__(self) -> None:
+        self.responder = self.echo
 
-
-def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            upstream.seen.append(Seen(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-            upstream.arrived.set()
-            if upstream.delay:
-                time.sleep(upstream.delay)
-            payload = json.dumps({"ok": True, "method": self.command, "path": self.path}).encode()
-            try:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    return Handler
+    def echo(self, request: shared.Received) -> shared.Reply:
+        return shared.Reply(body={"ok": True, "method": request.method, "path": request.target}, delay=self.delay)
 
 
 @contextmanager
 def running_upstream() -> Iterator[Upstream]:
-    upstream = Upstream()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(upstream))
-    server.daemon_threads = True
-    upstream.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield upstream
-    finally:
-        server.shutdown()
-        server.server_close()
+    with shared.serving(Upstream()) as server:
+        yield server
 
 
 def item_spec(name: str, url: str, **extra: Any) -> dict[str, Any]:

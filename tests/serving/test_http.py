@@ -57,7 +57,7 @@ async def test_several_specs_are_served_side_by_side_under_their_own_names(tmp_p
     assert {"acme_get_item", "acme_create_item", "globex_get_item", "globex_create_item"} <= names
     assert len(names) == 6 and all(len(n) <= 64 for n in names)
     assert not acme.is_error and not globex.is_error and not long_read.is_error
-    assert [s.target for s in upstream.seen] == ["/acme/items/1", "/globex/items/2", "/long/items/3"]
+    assert [s.target for s in upstream.received] == ["/acme/items/1", "/globex/items/2", "/long/items/3"]
 
 
 def test_two_specs_with_one_name_are_refused_at_startup(tmp_path: Path, upstream: Upstream) -> None:

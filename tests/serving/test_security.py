@@ -128,7 +128,7 @@ async def test_calls_beyond_the_concurrency_limit_are_refused_and_send_nothing(
     forge, upstream = guarded
     upstream.delay = 2.0
     upstream.arrived.clear()
-    before = len(upstream.seen)
+    before = len(upstream.received)
     auth = {"Authorization": f"Bearer {ACCESS_TOKEN}"}
     results: dict[str, object] = {}
     try:
@@ -146,7 +146,7 @@ async def test_calls_beyond_the_concurrency_limit_are_refused_and_send_nothing(
     busy = results["second"]
     assert busy.is_error and "forge is busy" in text(busy) and "--max-concurrent-calls" in text(busy)  # type: ignore[attr-defined]
     assert not results["first"].is_error  # type: ignore[attr-defined]
-    assert [s.target for s in upstream.seen[before:]] == ["/items/slow"]
+    assert [s.target for s in upstream.received[before:]] == ["/items/slow"]
 
 
 def test_an_sdk_client_without_the_token_is_told_why_it_cannot_connect(guarded: tuple[Forge, Upstream]) -> None:
@@ -184,6 +184,6 @@ async def test_each_caller_acts_with_the_credential_from_their_own_request_heade
     assert not read.is_error and not sent.is_error
     assert refused.is_error and "send yours in the X-Acme-Token request header" in text(refused)
     assert stolen.is_error and "issued for a different request" in text(stolen)
-    assert [s.headers["authorization"] for s in upstream.seen] == [f"Bearer {alice}", f"Bearer {alice}"]
-    assert SERVER_TOKEN not in str([s.headers for s in upstream.seen])
+    assert [s.headers["authorization"] for s in upstream.received] == [f"Bearer {alice}", f"Bearer {alice}"]
+    assert SERVER_TOKEN not in str([s.headers for s in upstream.received])
     assert alice not in text(preview) and alice not in log and bob not in log

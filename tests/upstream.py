@@ -2,7 +2,7 @@
 
 `running_upstream()` serves a plain `Upstream`; `serving(upstream)` serves any subclass of it
 (the serving harness, the OpenAPI tests and the plugin's petstore add their answers on top).
-HTTP/1.1 with keep-alive; request header names are lowercased.
+HTTP/1.1 with keep-alive unless `keep_alive` is False; request header names are lowercased.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ class Upstream:
     received: list[Received] = field(default_factory=list)
     responder: Responder = lambda request: Reply(body={"ok": True, "path": request.path})
     arrived: threading.Event = field(default_factory=threading.Event)  # set as each request arrives
+    # False: HTTP/1.0, one connection per request (for clients that run each call in a new event loop)
+    keep_alive: bool = True
 
     def reply(self, responder: Responder) -> None:
         self.responder = responder
@@ -67,7 +69,7 @@ class Upstream:
 
 def _handler(upstream: Upstream) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+        protocol_version = "HTTP/1.1" if upstream.keep_alive else "HTTP/1.0"
 
         def _serve(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)

@@ -2,71 +2,37 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.upstream import Received, Reply, Upstream, serving
+
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "openapi"
 
 
 @dataclass
-class Recorded:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
+class Api(Upstream):
+    """The shared recording upstream (`url`, `received`, `last`) answering from `replies`:
+    (status, body) by prefix of the request target; anything else is 200 {"ok": true}."""
 
-
-@dataclass
-class Api:
-    """A local API: `url` to point a spec at, `requests` received, `replies` by path prefix."""
-
-    url: str
-    requests: list[Recorded] = field(default_factory=list)
     replies: dict[str, tuple[int, Any]] = field(default_factory=dict)
+    keep_alive: bool = False  # HTTP/1.0: a connection per request, as each call runs in its own event loop
 
-    @property
-    def last(self) -> Recorded:
-        return self.requests[-1]
+    def __post_init__(self) -> None:
+        self.responder = self.by_prefix
+
+    def by_prefix(self, request: Received) -> Reply:
+        status, body = next(
+            (reply for prefix, reply in self.replies.items() if request.target.startswith(prefix)), (200, {"ok": True})
+        )
+        return Reply(status, body)
 
 
 @pytest.fixture
 def api() -> Iterator[Api]:
-    state = Api(url="")
-
-    class Handler(BaseHTTPRequestHandler):
-        def _handle(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
-            state.requests.append(Recorded(self.command, self.path, dict(self.headers.items()), body))
-            status, payload = next(
-                (reply for prefix, reply in state.replies.items() if self.path.startswith(prefix)), (200, {"ok": True})
-            )
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _handle
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    try:
+    with serving(Api()) as state:
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

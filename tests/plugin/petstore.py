@@ -9,13 +9,12 @@ bodies is exercised).
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.upstream import Received, Reply, Upstream, serving
 
 PET = {
     "type": "object",
@@ -62,73 +61,60 @@ def openapi_document(url: str) -> dict[str, Any]:
 
 
 @dataclass
-class Petstore:
-    url: str = ""
+class Petstore(Upstream):
+    """The shared recording upstream (tests/upstream.py), answering as the Petstore."""
+
     token: str = "s3cret-petstore-token"
     drift: set[str] = field(default_factory=set)
     pets: dict[int, dict[str, Any]] = field(default_factory=lambda: {1: {"id": 1, "name": "rex", "tag": "dog"}})
-    requests: list[str] = field(default_factory=list)
+    keep_alive: bool = False  # HTTP/1.0, a connection per request, as before
+
+    def __post_init__(self) -> None:
+        self.responder = self.answer
+
+    @property
+    def requests(self) -> list[str]:
+        """ "METHOD target" of each request received, in order."""
+        return [f"{request.method} {request.target}" for request in self.received]
+
+    def answer(self, request: Received) -> Reply:
+        if request.method == "GET":
+            return self._get(request)
+        if request.method == "POST":
+            return self._post(request)
+        return Reply(501, {"error": f"unsupported method {request.method}"})
+
+    def _get(self, request: Received) -> Reply:
+        url = urlsplit(request.target)
+        if url.path == "/openapi.json":
+            return Reply(200, openapi_document(self.url))
+        if url.path == "/whoami":
+            return Reply(200, {"token": request.headers.get("authorization", "").removeprefix("Bearer ")})
+        if url.path == "/pets":
+            if "status" in self.drift:
+                return Reply(418, {"error": "I'm a teapot"})
+            limit = int(parse_qs(url.query).get("limit", ["50"])[0])
+            return Reply(200, list(self.pets.values())[:limit])
+        if url.path.startswith("/pets/"):
+            pet_id = int(url.path.rsplit("/", 1)[1])
+            pet = dict(self.pets.get(pet_id, {"id": pet_id, "name": f"pet{pet_id}"}))
+            if "field" in self.drift:
+                pet.pop("name")
+            return Reply(200, pet)
+        return Reply(404, {"error": "not found"})
+
+    def _post(self, request: Received) -> Reply:
+        if request.headers.get("authorization") != f"Bearer {self.token}":
+            return Reply(401, {"error": "unauthorized"})
+        body = json.loads(request.body or b"{}")
+        pet = {"id": max(self.pets) + 1, "name": body.get("name", "")}
+        self.pets[pet["id"]] = pet
+        return Reply(201, pet)
 
 
-def _handler(state: Petstore) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, body: Any) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def do_GET(self) -> None:
-            url = urlsplit(self.path)
-            state.requests.append(f"GET {self.path}")
-            if url.path == "/openapi.json":
-                return self._send(200, openapi_document(state.url))
-            if url.path == "/whoami":
-                return self._send(200, {"token": self.headers.get("Authorization", "").removeprefix("Bearer ")})
-            if url.path == "/pets":
-                if "status" in state.drift:
-                    return self._send(418, {"error": "I'm a teapot"})
-                limit = int(parse_qs(url.query).get("limit", ["50"])[0])
-                return self._send(200, list(state.pets.values())[:limit])
-            if url.path.startswith("/pets/"):
-                pet_id = int(url.path.rsplit("/", 1)[1])
-                pet = dict(state.pets.get(pet_id, {"id": pet_id, "name": f"pet{pet_id}"}))
-                if "field" in state.drift:
-                    pet.pop("name")
-                return self._send(200, pet)
-            return self._send(404, {"error": "not found"})
-
-        def do_POST(self) -> None:
-            state.requests.append(f"POST {self.path}")
-            if self.headers.get("Authorization") != f"Bearer {state.token}":
-                return self._send(401, {"error": "unauthorized"})
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
-            pet = {"id": max(state.pets) + 1, "name": body.get("name", "")}
-            state.pets[pet["id"]] = pet
-            return self._send(201, pet)
-
-    return Handler
-
-
-@contextmanager
-def running_petstore() -> Iterator[Petstore]:
+def running_petstore() -> AbstractContextManager[Petstore]:
     """Serve a Petstore on 127.0.0.1 (a free port) for the duration of the block."""
-    state = Petstore()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return serving(Petstore())
 
 
 def pets_spec(url: str) -> dict[str, Any]:

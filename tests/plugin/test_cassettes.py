@@ -72,7 +72,7 @@ def test_record_writes_scrubbed_cassettes_that_replay_offline(pytester: pytest.P
     result.assert_outcomes(passed=4)
     assert [r for r in petstore.requests if r.startswith("POST")] == ["POST /pets"]  # preview sent nothing
 
-    petstore.requests.clear()
+    petstore.received.clear()
     result = pytester.runpytest("--forge-spec", "specs", "-k", "example")
     result.assert_outcomes(passed=4)
     assert petstore.requests == []

@@ -1,4 +1,4 @@
-"""Shared helpers for forge's comparison benchmarks (compare_startup, per_call, report).
+"""Shared helpers for forge's benchmarks (compare_startup, per_call, report, startup, load_http).
 
 Everything binds 127.0.0.1, every process started here is stopped here, by pid.
 """
@@ -91,8 +91,20 @@ def upstream() -> Iterator[str]:
             process.wait()
 
 
-def child_peak_rss_kb() -> int:
-    """Peak RSS (VmHWM, kB) of this process's direct children, the largest one (Linux /proc)."""
+def status_kb(pid: int, field: str) -> int:
+    """A kB figure (VmRSS, VmHWM, ...) from /proc/PID/status; 0 when it cannot be read (Linux /proc)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def child_peak_rss_kb(command_contains: bytes | None = None) -> int:
+    """Peak RSS (VmHWM, kB) of this process's direct children, the largest one (Linux /proc);
+    with `command_contains`, only children whose command line contains it."""
     peak = 0
     me = os.getpid()
     for entry in Path("/proc").iterdir():
@@ -102,11 +114,11 @@ def child_peak_rss_kb() -> int:
             stat = (entry / "stat").read_text()
             if int(stat.rsplit(")", 1)[1].split()[1]) != me:
                 continue
-            for line in (entry / "status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
+            if command_contains is not None and command_contains not in (entry / "cmdline").read_bytes():
+                continue
         except (OSError, ValueError, IndexError):
             continue
+        peak = max(peak, status_kb(int(entry.name), "VmHWM"))
     return peak
 
 

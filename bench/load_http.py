@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -31,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _common import ROOT, free_port, status_kb
 
 # --- the upstream (runs in its own process: `load_http.py --upstream PORT`) ---------------
 
@@ -69,12 +69,6 @@ def run_upstream(port: int) -> None:
 # --- helpers ------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
     import httpx
 
@@ -91,13 +85,7 @@ def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -
 
 
 def rss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return status_kb(pid, "VmRSS")
 
 
 def spec(url: str) -> dict[str, Any]:

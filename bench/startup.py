@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -26,25 +25,9 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import get_default_environment
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-def _children_rss_kb() -> int:
-    """Peak RSS (VmHWM, kB) of this process's child processes that run forge."""
-    peak = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid != os.getpid() or b"forge" not in (entry / "cmdline").read_bytes():
-                continue
-            for line in (entry / "status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
-        except (OSError, ValueError, IndexError):
-            continue
-    return peak
-
+from _common import child_peak_rss_kb
 
 STATE = Path(__file__).resolve().parents[1] / ".bench" / "state"
 
@@ -61,7 +44,7 @@ async def _forge_once(document: Path, extra: list[str], cache: bool = False) -> 
     async with Client(params) as client:
         result = await client.list_tools()
         elapsed = time.perf_counter() - started
-        rss = _children_rss_kb()
+        rss = child_peak_rss_kb(command_contains=b"forge")
     tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in result.tools]
     return elapsed, rss, len(json.dumps(tools, separators=(",", ":")).encode()), len(tools)
 

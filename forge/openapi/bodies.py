@@ -80,8 +80,9 @@ def request_body(operation: Mapping[str, Any], resolver: Resolver, converter: Co
     entry = content[media] if isinstance(content[media], Mapping) else {}
     schema = dict(converter.input(entry.get("schema", {})))
     desc = describe(body.get("description"))
-    if desc and "description" not in schema:
-        schema["description"] = desc
+    if "description" not in schema:
+        # Every argument gets a description: without the document's, say what it is.
+        schema["description"] = desc or f"The request body, sent as {media}."
     if encoding != "json" and schema.get("type") not in (None, "object"):
         raise Unsupported(f"a {media} body whose schema is not an object")
     styles = entry.get("encoding")

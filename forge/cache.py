@@ -63,12 +63,25 @@ class SpecCache:
         key = repr((__version__, _code_stamp(), sys.version_info[:2], str(path.resolve()), options))
         return self.directory / (hashlib.sha256(key.encode()).hexdigest()[:32] + ".pickle")
 
+    def _trusted(self, entry: Path) -> bool:
+        # Unpickling runs code, so only files that nobody else could have written are read:
+        # the directory and the entry owned by this user and writable by no one else.
+        for item in (self.directory, entry):
+            stat = item.stat()
+            if stat.st_uid != os.geteuid() or stat.st_mode & 0o022:
+                log.warning("not using the spec cache: %s is writable by others or not ours", item)
+                return False
+        return True
+
     def get(self, path: Path, options: OpenAPIOptions) -> Spec | None:
-        """The cached spec for `path`, or None when absent or out of date."""
+        """The cached spec for `path`, or None when absent, out of date or not safe to read."""
         try:
             if path.stat().st_size < self.min_size:
                 return None
-            with self._file(path, options).open("rb") as handle:
+            entry_file = self._file(path, options)
+            if not entry_file.exists() or not self._trusted(entry_file):
+                return None
+            with entry_file.open("rb") as handle:
                 entry = pickle.load(handle)
             if not isinstance(entry, _Entry) or any(
                 _stamp(Path(name)) != (name, size, mtime) for name, size, mtime in entry.inputs

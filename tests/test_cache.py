@@ -61,3 +61,12 @@ def test_small_inputs_are_not_cached(tmp_path: Path) -> None:
     cache = SpecCache(tmp_path / "cache")
     load_spec(write(tmp_path / "acme.json", "https://one.test"), cache=cache)
     assert not (tmp_path / "cache").exists()
+
+
+def test_an_entry_others_could_write_is_not_read(tmp_path: Path) -> None:
+    cache = SpecCache(tmp_path / "cache", min_size=0)
+    spec_path = write(tmp_path / "acme.json", "https://one.test")
+    load_spec(spec_path, cache=cache)
+    assert cache.get(spec_path, OpenAPIOptions()) is not None
+    (tmp_path / "cache").chmod(0o777)
+    assert cache.get(spec_path, OpenAPIOptions()) is None

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = ["MISSING_SCHEMA", "TOOL_CHECKS", "check_spec", "check_tool", "checks_for", "load_graphql_schema"]
 
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 ToolCheck = Callable[[Spec, Tool, "GraphQLSchema | None"], Iterator[str]]
 
@@ -36,7 +35,7 @@ def _path_placeholders(spec: Spec, tool: Tool, schema: GraphQLSchema | None) -> 
     if not isinstance(tool.request, RestRequest):
         return
     bound = {b.field: b.param for b in tool.request.path_params}
-    for placeholder in _PLACEHOLDER.findall(tool.request.path):
+    for placeholder in tool.request.placeholders():
         param = bound.get(placeholder, placeholder)
         found = tool.param(param)
         if found is None:
@@ -56,7 +55,7 @@ def _mappings(spec: Spec, tool: Tool, schema: GraphQLSchema | None) -> Iterator[
     if request.body_param is not None and tool.param(request.body_param) is None:
         yield f"body maps to {request.body_param!r}, which is not a parameter"
     used = {b.param for b in request.bindings()} | {request.body_param}
-    used |= {b.field for b in request.path_params} | set(_PLACEHOLDER.findall(request.path))
+    used |= {b.field for b in request.path_params} | set(request.placeholders())
     for param in tool.params:
         if param.name not in used:
             yield f"parameter {param.name!r} is not used by the request (not in path, query, headers or body)"

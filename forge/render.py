@@ -17,14 +17,13 @@ from urllib.parse import urlencode
 from forge.auth import resolve_credentials
 from forge.errors import MissingVariable, RenderError
 from forge.serialize import flatten_form, scalar_text, serialize_path, serialize_query
-from forge.spec import GraphQLOperation, RestRequest, Tool, Transport
+from forge.spec import PATH_PLACEHOLDER, GraphQLOperation, RestRequest, Tool, Transport
 
 __all__ = ["REDACTED", "SPREAD", "RenderedRequest", "expand_url", "redact", "render"]
 
 REDACTED = "[REDACTED]"
 SPREAD = "*"  # a body field named "*" merges an object argument's keys into the body
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +155,7 @@ def _render_rest(
         explode = binding.explode if binding else False
         return serialize_path(placeholder, args[param], style, explode)
 
-    path = _PLACEHOLDER.sub(fill, request.path)
+    path = PATH_PLACEHOLDER.sub(fill, request.path)
     for binding in request.query:
         if binding.param in args:
             query.extend(serialize_query(binding.field, args[binding.param], binding.style, binding.explode))

@@ -7,6 +7,7 @@ frozen values. Stdlib only.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any, Literal
 __all__ = [
     "DEFAULT_MAX_RESPONSE_CHARS",
     "DEFAULT_TIMEOUT",
+    "PATH_PLACEHOLDER",
     "Annotations",
     "Auth",
     "AuthKind",
@@ -29,6 +31,8 @@ __all__ = [
     "Tool",
     "Transport",
 ]
+
+PATH_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")  # `{name}` in a path template
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_CHARS = 20_000
@@ -97,6 +101,10 @@ class RestRequest:
     body_param: str | None = None
     body_encoding: BodyEncoding = "json"
     indexed_arrays: bool = False  # form bodies: `tags[0]=a` (deepObject APIs such as Stripe), not `tags=a`
+
+    def placeholders(self) -> list[str]:
+        """The `{name}` placeholders of `path`, in order."""
+        return PATH_PLACEHOLDER.findall(self.path)
 
     def bindings(self) -> tuple[Binding, ...]:
         return self.path_params + self.query + self.headers + self.cookies + self.body

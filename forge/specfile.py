@@ -7,7 +7,6 @@ the tool and the field; only a document that passes is compiled.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from forge.issues import Issue
 from forge.spec import (
     DEFAULT_MAX_RESPONSE_CHARS,
     DEFAULT_TIMEOUT,
+    PATH_PLACEHOLDER,
     Auth,
     Binding,
     GraphQLOperation,
@@ -129,7 +129,7 @@ def _bindings(mapping: Mapping[str, str] | None) -> tuple[Binding, ...]:
 
 def _request(raw: Mapping[str, Any]) -> RestRequest:
     path = raw["path"]
-    placeholders = re.findall(r"\{([^{}]+)\}", path)
+    placeholders = PATH_PLACEHOLDER.findall(path)
     return RestRequest(
         method=raw["method"],
         path=path,

@@ -9,7 +9,6 @@ are dropped.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,7 +17,7 @@ from forge.openapi.naming import argument_name
 from forge.openapi.refs import RefError, Resolver
 from forge.openapi.schemas import Converter, conform_top, describe
 from forge.openapi.values import json_value, small
-from forge.spec import Binding, Param
+from forge.spec import PATH_PLACEHOLDER, Binding, Param
 
 __all__ = ["ApiParam", "Unsupported", "assign_names", "collect"]
 
@@ -31,7 +30,6 @@ _COLLECTION = {
     "tsv": ("form", False),
     "multi": ("form", True),
 }
-_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
 class Unsupported(Exception):
@@ -134,7 +132,7 @@ def _examples(param: Mapping[str, Any]) -> list[Any]:
 def collect(raw_params: Iterable[Any], path: str, converter: ParamConverter) -> list[ApiParam]:
     """Converted path/query/header/cookie parameters, plus any undeclared path placeholder."""
     params: list[ApiParam] = []
-    placeholders = _PLACEHOLDER.findall(path)
+    placeholders = PATH_PLACEHOLDER.findall(path)
     for raw in raw_params:
         location = raw.get("in")
         if location not in LOCATIONS:

@@ -103,7 +103,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     for auth in auths:
         where = f" ({auth.name})" if auth.name else ""
         extra = f", password from ${auth.password_env}" if auth.password_env else ""
-        users = [t.name for t in spec.tools if auth in (spec.transport.auth if t.auth is None else t.auth)]
+        users = [t.name for t in spec.tools if auth in t.auth_from(spec.transport)]
         scope = "" if len(users) == len(spec.tools) else f" [{len(users)} of {len(spec.tools)} tools]"
         print(f"auth: {auth.kind}{where} from ${auth.env}{extra}{scope}")
     if spec.skipped:

@@ -99,7 +99,7 @@ def render(transport: Transport, tool: Tool, arguments: Mapping[str, Any], env: 
         MissingVariable: a credential or URL variable is not set.
         RenderError: a path parameter has no value.
     """
-    credentials = resolve_credentials(transport.auth if tool.auth is None else tool.auth, env)
+    credentials = resolve_credentials(tool.auth_from(transport), env)
     base = expand_url(transport.url, env)
     args = _with_defaults(tool, arguments)
     headers: list[tuple[str, str]] = list(transport.headers)

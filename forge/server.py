@@ -197,8 +197,7 @@ def _accepted(answer: Any) -> bool | None:
 
 
 def _needed_variables(spec: Spec, tool: Tool) -> set[str]:
-    auths = spec.transport.auth if tool.auth is None else tool.auth
-    names = {variable for auth in auths for variable in auth.variables()}
+    names = {variable for auth in tool.auth_from(spec.transport) for variable in auth.variables()}
     return names | set(_ENV_REF.findall(spec.transport.url))
 
 

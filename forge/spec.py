@@ -160,6 +160,10 @@ class Tool:
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
 
+    def auth_from(self, transport: Transport) -> tuple[Auth, ...]:
+        """The credentials this tool sends: its own override, else the transport's."""
+        return transport.auth if self.auth is None else self.auth
+
     @property
     def hints(self) -> Annotations:
         if self.annotations is not None:

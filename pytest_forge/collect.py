@@ -184,7 +184,7 @@ class ForgeItem(pytest.Item):
         params: dict[str, str] = {}
         secrets: frozenset[str] = frozenset()
         if spec is not None:
-            auths = spec.transport.auth if self.tool is None or self.tool.auth is None else self.tool.auth
+            auths = spec.transport.auth if self.tool is None else self.tool.auth_from(spec.transport)
             try:
                 credentials = resolve_credentials(auths, os.environ)
             except MissingVariable as exc:

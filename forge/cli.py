@@ -20,6 +20,7 @@ from forge.engine import Engine
 from forge.errors import ForgeError, SpecError
 from forge.gate import DEFAULT_LIFETIME, Gate
 from forge.issues import Issue
+from forge.listing import tool_definitions
 from forge.loading import find_specs, inspect_spec, load_spec
 from forge.openapi import OpenAPIOptions
 from forge.spec import GraphQLOperation, Spec
@@ -82,9 +83,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     spec = _load(args, args.spec)
     engine = Engine([spec], gate=Gate(MemoryTokenStore()))
     if args.json:
-        from forge.server import dumps_tools
-
-        print(dumps_tools(engine))
+        print(json.dumps(tool_definitions(engine.entries.values()), indent=2, ensure_ascii=False))
         return 0
     rows = [("TOOL", "KIND", "REQUEST", "PARAMS")]
     for tool in spec.tools:

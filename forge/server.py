@@ -8,7 +8,6 @@ dual-era loop serves 2026-07-28 clients and the initialize handshake alike.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -30,8 +29,8 @@ from sse_starlette.sse import AppStatus
 from forge import __version__
 from forge.engine import Engine, Entry, Prepared
 from forge.errors import GateError
+from forge.listing import tool_definitions
 from forge.results import Outcome, describe_request, error
-from forge.schema import input_schema, output_schema
 from forge.spec import Spec, Tool
 
 __all__ = [
@@ -42,36 +41,9 @@ __all__ = [
     "hold_streams_on_signal",
     "http_app",
     "serve_stdio",
-    "tool_definitions",
 ]
 
 log = logging.getLogger("forge")
-
-
-def _definition(entry: Entry) -> types.Tool:
-    tool = entry.tool
-    hints = tool.hints
-    return types.Tool(
-        name=entry.name,
-        description=tool.description,
-        input_schema=input_schema(tool),
-        output_schema=output_schema(tool),
-        annotations=types.ToolAnnotations(
-            read_only_hint=hints.read_only,
-            destructive_hint=hints.destructive,
-            idempotent_hint=hints.idempotent,
-            open_world_hint=hints.open_world,
-        ),
-    )
-
-
-def _tools(engine: Engine) -> list[types.Tool]:
-    return [_definition(entry) for entry in engine.entries.values()]
-
-
-def tool_definitions(engine: Engine) -> list[dict[str, Any]]:
-    """Exactly the `tools` array `tools/list` answers, as JSON values."""
-    return [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in _tools(engine)]
 
 
 def to_result(outcome: Outcome, entry: Entry | None = None) -> types.CallToolResult:
@@ -107,13 +79,18 @@ def build_server(
             spec's `confirm` setting (token when unset) with no limits, as on stdio.
         counter: counts the calls running (for graceful shutdown).
     """
-    listing = types.ListToolsResult(tools=_tools(engine))
+    tools = tool_definitions(engine.entries.values())
+    input_schemas = {tool["name"]: tool["inputSchema"] for tool in tools}
     caller = _Caller(engine, policy or CallPolicy(), counter)
 
-    async def on_list_tools(
-        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return listing
+    # The answer as wire-form JSON values, built once (forge.listing), in the envelope the
+    # SDK's own model fills in (cache hints, result type). The SDK validates it against the
+    # negotiated version's ListToolsResult and serialises it; answering with a model would
+    # add a deep copy of every schema per listing.
+    envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
+        return {**envelope, "tools": tools}
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -126,9 +103,12 @@ def build_server(
         server_name,
         version=__version__,
         instructions=instructions if instructions is not None else _instructions(engine),
-        on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        # Without this the SDK's 2026-07-28 HTTP path runs the whole tools/list handler,
+        # serialisation included, on every tools/call to find one input schema.
+        get_tool_input_schema=input_schemas.get,
     )
+    server.add_request_handler("tools/list", types.PaginatedRequestParams, on_list_tools)
     if caller.may_elicit:
         # The 2026-07-28 confirmation round carries a gate token in `requestState`: seal it
         # (encrypted, bound to the tool and arguments) under a key derived from the token
@@ -415,7 +395,3 @@ def serve_stdio(engine: Engine, policy: CallPolicy | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes the stream."""
     log.info("forge: serving %d tools over stdio", len(engine.entries))
     anyio.run(_serve_stdio, engine, policy)
-
-
-def dumps_tools(engine: Engine) -> str:
-    return json.dumps(tool_definitions(engine), indent=2, ensure_ascii=False)

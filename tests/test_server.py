@@ -7,6 +7,8 @@ from mcp import Client
 
 from forge.engine import Engine
 from forge.gate import Gate
+from forge.listing import tool_definitions
+from forge.schema import input_schema
 from forge.server import build_server
 from forge.spec import Binding, Param, RestRequest, Spec, Tool, Transport
 from forge.tokenstore import MemoryTokenStore
@@ -41,3 +43,24 @@ async def test_a_held_write_or_a_dry_run_satisfies_a_declared_output_schema(mode
     assert not result.is_error
     assert result.structured_content is not None
     assert set(result.structured_content) == {"note"}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_listing_is_what_the_sdk_tool_model_would_send_in_both_generations(mode: str) -> None:
+    engine = Engine([SPEC], gate=Gate(MemoryTokenStore()), env={})
+    async with Client(build_server(engine), mode=mode) as client:
+        listed = [
+            t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in (await client.list_tools()).tools
+        ]
+    assert listed == tool_definitions(engine.entries.values())
+
+
+def test_input_schemas_are_looked_up_directly_not_by_running_the_listing_per_call() -> None:
+    # The SDK's 2026-07-28 HTTP path validates Mcp-Param headers against the called tool's
+    # input schema; without this lookup it runs the whole tools/list handler on every
+    # tools/call (GitHub's 1,223 tools: ~400 ms per call).
+    engine = Engine([SPEC], gate=Gate(MemoryTokenStore()), env={})
+    server = build_server(engine)
+    assert server.get_tool_input_schema is not None
+    assert server.get_tool_input_schema("create_pet") == input_schema(SPEC.tools[0])
+    assert server.get_tool_input_schema("no_such_tool") is None

@@ -12,8 +12,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jsonschema import Draft202012Validator
-
 from forge.issues import Issue
 from forge.schema import CONFIRM, meta_schema_problem
 from forge.spec import GraphQLOperation, RestRequest, Spec, Tool
@@ -106,6 +104,8 @@ def _graphql_schema(spec: Spec, tool: Tool, schema: GraphQLSchema | None) -> Ite
 
 
 def _defaults(spec: Spec, tool: Tool, schema: GraphQLSchema | None) -> Iterator[str]:
+    from jsonschema import Draft202012Validator
+
     for param in tool.params:
         problem = meta_schema_problem({k: v for k, v in param.schema.items() if k != "default"})
         if problem is not None:

@@ -14,16 +14,18 @@ from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forge.auth import secret_variants
-from forge.client import HttpClient
 from forge.errors import ForgeError, GateError, OutcomeUnknown, UpstreamUnreachable
 from forge.gate import Gate
 from forge.render import RenderedRequest, redact, render
 from forge.results import Outcome, describe_request, error, format_response, preview
 from forge.schema import CONFIRM, validate_arguments
 from forge.spec import Spec, Tool
+
+if TYPE_CHECKING:
+    from forge.client import HttpClient
 
 __all__ = ["AuditSink", "Engine", "Entry", "Prepared", "namespaced_name", "shorten_name"]
 
@@ -111,7 +113,7 @@ class Engine:
     ) -> None:
         self.specs = tuple(specs)
         self.gate = gate
-        self.http = http or HttpClient()
+        self._http = http
         self._env = env
         self.dry_run = dry_run
         self.audit = audit
@@ -123,6 +125,14 @@ class Engine:
                 if max_name_length is not None:
                     name = shorten_name(name, max_name_length)
                 self.entries[name] = Entry(name, spec, tool)
+
+    def http(self) -> HttpClient:
+        """The HTTP client, made on first use: httpx loads with the first request, not at startup."""
+        if self._http is None:
+            from forge.client import HttpClient
+
+            self._http = HttpClient()
+        return self._http
 
     def environ(self) -> Mapping[str, str]:
         if self._env is None:
@@ -197,7 +207,7 @@ class Engine:
         if confirmation is None and prepared.token is not None:
             confirmation = self.gate.fingerprint(prepared.token)
         try:
-            response = await self.http.send(request, entry.spec.transport.timeout)
+            response = await self.http().send(request, entry.spec.transport.timeout)
         except UpstreamUnreachable as exc:
             self._audit(prepared, confirmation, "not sent")
             return error(f"{entry.name}: {exc}")
@@ -258,4 +268,5 @@ class Engine:
         return frozenset(found)
 
     async def aclose(self) -> None:
-        await self.http.aclose()
+        if self._http is not None:
+            await self._http.aclose()

@@ -12,8 +12,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from forge.cache import SpecCache
 from forge.check import MISSING_SCHEMA, check_spec
 from forge.errors import SpecError
@@ -42,6 +40,8 @@ def read_document(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise SpecError([Issue(label, f"cannot read file: not UTF-8 text ({exc.reason})")]) from exc
     if path.suffix in (".yaml", ".yml"):
+        import yaml
+
         try:
             return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.YAMLError as exc:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlsplit
 
-from forge.client import Response
 from forge.render import RenderedRequest
 from forge.schema import CONFIRM, validate_response
 from forge.spec import GraphQLOperation, Tool
+
+if TYPE_CHECKING:
+    from forge.client import Response
 
 __all__ = ["Outcome", "error", "format_response", "preview", "truncate"]
 

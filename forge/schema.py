@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+if TYPE_CHECKING:  # jsonschema loads on the first validation, not at startup
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 from forge.spec import Tool
 
@@ -75,6 +76,8 @@ def output_schema(tool: Tool) -> dict[str, Any] | None:
 
 @lru_cache(maxsize=4096)
 def _validator_for(tool: Tool) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(input_schema(tool))
 
 
@@ -103,6 +106,8 @@ def validate_arguments(tool: Tool, arguments: Mapping[str, Any]) -> list[str]:
 
 @lru_cache(maxsize=4096)
 def _response_validator(tool: Tool) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(dict(tool.response_schema or {}))
 
 
@@ -143,6 +148,7 @@ def _meta_validator() -> Draft202012Validator:
     GitHub's document). Nothing here extends the meta-schema, so every `$dynamicRef` resolves
     to the top and a static `$ref: #` is equivalent: the same errors, several times faster.
     """
+    from jsonschema import Draft202012Validator
     from jsonschema_specifications import REGISTRY
 
     top = REGISTRY.contents(_META + "schema")

@@ -1,16 +1,24 @@
-"""The options of `forge serve` (HTTP, endpoint security, confirmation, audit).
+"""The options of `forge serve` (HTTP, endpoint security, confirmation, audit), parsed and checked.
 
-Kept apart from `forge.serving` so that building the command line does not import the
-MCP SDK and uvicorn: `forge check`, `list` and `call` start without them.
+Kept apart from `forge.serving` so that neither building the command line nor checking
+the options imports the MCP SDK and uvicorn: `forge check`, `list` and `call` start
+without them, and `forge serve` refuses bad options, then loads its specs, before it
+loads the SDK.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import os
+from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "add_serve_arguments"]
+from forge.errors import ForgeError
+
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "HttpOptions", "add_serve_arguments", "http_options", "is_loopback", "parse_bind"]
 
 DEFAULT_MAX_BODY_BYTES = 1024 * 1024
+_LOOPBACK_NAMES = ("localhost",)
 
 
 def add_serve_arguments(parser: Any) -> None:
@@ -50,3 +58,85 @@ def add_serve_arguments(parser: Any) -> None:
         "asked) or auto (each spec's 'confirm' setting; token when unset)",
     )
     group.add_argument("--audit", metavar="PATH", help="append one JSON line per write sent to PATH ('-': stderr)")
+
+
+def parse_bind(text: str) -> tuple[str, int]:
+    """`HOST:PORT` (or `[v6]:PORT`) -> (host, port)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ForgeError(f"--http wants HOST:PORT (for example 127.0.0.1:8080), got {text!r}")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """How the HTTP endpoint listens and what it lets in.
+
+    Attributes:
+        auth_token: the bearer token clients must send to /mcp (None: no endpoint auth,
+            allowed only on loopback).
+        allowed_origins: browser origins allowed besides loopback ones when bound to
+            loopback; `scheme://host:*` allows any port.
+        allowed_hosts: Host header values allowed (loopback names are always allowed when
+            bound to loopback; when bound elsewhere, an empty list means any Host).
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    stateless: bool = False
+    auth_token: str | None = None
+    allowed_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    shutdown_timeout: float = 30.0
+    log_level: str = "warning"
+
+    def check(self) -> None:
+        """Refuse settings that would expose the API's tools to anyone who can reach the port."""
+        if not is_loopback(self.host) and not self.auth_token:
+            raise ForgeError(
+                f"refusing to listen on {self.host}:{self.port} without an access token: anyone who can "
+                "reach that address could call the API's tools with this server's credentials. Set "
+                "--auth-token-env NAME (clients then send 'Authorization: Bearer <value of $NAME>'), or "
+                "bind to 127.0.0.1 behind your own authenticating proxy."
+            )
+        if self.max_body_bytes < 1024:
+            raise ForgeError("--max-body-bytes must be at least 1024")
+
+
+def http_options(args: Any) -> HttpOptions | None:
+    """The HTTP settings from `forge serve`'s arguments, checked; None for stdio."""
+    if not args.http:
+        return None
+    host, port = parse_bind(args.http)
+    token: str | None = None
+    if args.auth_token_env:
+        token = os.environ.get(args.auth_token_env) or None
+        if token is None:
+            raise ForgeError(f"--auth-token-env {args.auth_token_env}: that environment variable is not set or empty")
+        if len(token) < 16:
+            raise ForgeError(f"--auth-token-env {args.auth_token_env}: the token is too short (use 16+ characters)")
+    if args.max_concurrent_calls < 1:
+        raise ForgeError("--max-concurrent-calls must be at least 1")
+    options = HttpOptions(
+        host=host,
+        port=port,
+        stateless=args.stateless,
+        auth_token=token,
+        allowed_origins=tuple(args.allow_origin),
+        allowed_hosts=tuple(args.allow_host),
+        max_body_bytes=args.max_body_bytes,
+        shutdown_timeout=args.shutdown_timeout,
+        log_level=args.log_level.lower(),
+    )
+    options.check()
+    return options

@@ -14,13 +14,10 @@ credentials are read by `forge.server` and never logged).
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import math
-import os
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -30,7 +27,14 @@ import uvicorn
 from forge.audit import AuditLog
 from forge.engine import Engine
 from forge.errors import ForgeError
-from forge.serve_args import DEFAULT_MAX_BODY_BYTES, add_serve_arguments
+from forge.serve_args import (
+    DEFAULT_MAX_BODY_BYTES,
+    HttpOptions,
+    add_serve_arguments,
+    http_options,
+    is_loopback,
+    parse_bind,
+)
 from forge.server import CallCounter, CallPolicy, build_server, end_streams, hold_streams_on_signal, http_app
 from forge.spec import Spec
 
@@ -52,66 +56,12 @@ __all__ = [
 log = logging.getLogger("forge")
 
 MCP_PATH = "/mcp"
-_LOOPBACK_NAMES = ("localhost",)
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-
-def parse_bind(text: str) -> tuple[str, int]:
-    """`HOST:PORT` (or `[v6]:PORT`) -> (host, port)."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ForgeError(f"--http wants HOST:PORT (for example 127.0.0.1:8080), got {text!r}")
-    return host.removeprefix("[").removesuffix("]"), int(port)
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@dataclass(frozen=True, slots=True)
-class HttpOptions:
-    """How the HTTP endpoint listens and what it lets in.
-
-    Attributes:
-        auth_token: the bearer token clients must send to /mcp (None: no endpoint auth,
-            allowed only on loopback).
-        allowed_origins: browser origins allowed besides loopback ones when bound to
-            loopback; `scheme://host:*` allows any port.
-        allowed_hosts: Host header values allowed (loopback names are always allowed when
-            bound to loopback; when bound elsewhere, an empty list means any Host).
-    """
-
-    host: str = "127.0.0.1"
-    port: int = 8080
-    stateless: bool = False
-    auth_token: str | None = None
-    allowed_origins: tuple[str, ...] = ()
-    allowed_hosts: tuple[str, ...] = ()
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    shutdown_timeout: float = 30.0
-    log_level: str = "warning"
-
-    def check(self) -> None:
-        """Refuse settings that would expose the API's tools to anyone who can reach the port."""
-        if not is_loopback(self.host) and not self.auth_token:
-            raise ForgeError(
-                f"refusing to listen on {self.host}:{self.port} without an access token: anyone who can "
-                "reach that address could call the API's tools with this server's credentials. Set "
-                "--auth-token-env NAME (clients then send 'Authorization: Bearer <value of $NAME>'), or "
-                "bind to 127.0.0.1 behind your own authenticating proxy."
-            )
-        if self.max_body_bytes < 1024:
-            raise ForgeError("--max-body-bytes must be at least 1024")
 
 
 def _matches(value: str, patterns: tuple[str, ...]) -> bool:
@@ -327,35 +277,6 @@ def serve_http(engine: Engine, policy: CallPolicy, options: HttpOptions) -> None
 
 
 # --- the `forge serve` command line ------------------------------------------------------
-
-
-def http_options(args: Any) -> HttpOptions | None:
-    """The HTTP settings from `forge serve`'s arguments, checked; None for stdio."""
-    if not args.http:
-        return None
-    host, port = parse_bind(args.http)
-    token: str | None = None
-    if args.auth_token_env:
-        token = os.environ.get(args.auth_token_env) or None
-        if token is None:
-            raise ForgeError(f"--auth-token-env {args.auth_token_env}: that environment variable is not set or empty")
-        if len(token) < 16:
-            raise ForgeError(f"--auth-token-env {args.auth_token_env}: the token is too short (use 16+ characters)")
-    if args.max_concurrent_calls < 1:
-        raise ForgeError("--max-concurrent-calls must be at least 1")
-    options = HttpOptions(
-        host=host,
-        port=port,
-        stateless=args.stateless,
-        auth_token=token,
-        allowed_origins=tuple(args.allow_origin),
-        allowed_hosts=tuple(args.allow_host),
-        max_body_bytes=args.max_body_bytes,
-        shutdown_timeout=args.shutdown_timeout,
-        log_level=args.log_level.lower(),
-    )
-    options.check()
-    return options
 
 
 def serve_policy(args: Any) -> CallPolicy:

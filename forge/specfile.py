@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from forge.issues import Issue
 from forge.spec import (
@@ -30,9 +28,18 @@ from forge.spec import (
 )
 from forge.spec_format import SPEC_SCHEMA
 
+if TYPE_CHECKING:  # jsonschema loads when a spec file is first checked
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
 __all__ = ["compile_spec", "compile_transport", "serving_fields", "shape_issues"]
 
-_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(SPEC_SCHEMA)
 
 
 def _tool_label(raw: Mapping[str, Any], path: list[Any]) -> str | None:
@@ -88,7 +95,7 @@ def shape_issues(raw: Any, file: str) -> list[Issue]:
     if not isinstance(raw, dict):
         return [Issue(file, "a spec must be a JSON object")]
     issues = []
-    for error in sorted(_VALIDATOR.iter_errors(raw), key=lambda e: list(map(str, e.absolute_path))):
+    for error in sorted(_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path))):
         for leaf in _leaf_errors(error):
             issues.append(Issue(file, _describe(leaf), _tool_label(raw, list(leaf.absolute_path))))
     return list(dict.fromkeys(issues))

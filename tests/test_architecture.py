@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import pickle
 import subprocess
 import sys
 from pathlib import Path
+
+from forge.loading import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 STDLIB_ONLY = {"forge.spec", "forge.errors", "forge.issues", "forge.spec_format"}
@@ -71,6 +74,23 @@ def test_importing_forge_for_checks_pulls_in_neither_mcp_nor_test_tooling() -> N
         "print(','.join(heavy))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == ""
+
+
+def test_serving_a_cached_spec_loads_httpx_jsonschema_and_yaml_only_when_a_call_needs_them(tmp_path: Path) -> None:
+    # A cached start (forge.cache unpickles the compiled spec) answers tools/list without
+    # them: they would add ~8 MB and ~0.2 s to the moment a big spec's listing is built.
+    spec = load_spec(ROOT / "bench" / "fixtures" / "petstore.json")
+    (tmp_path / "spec.pickle").write_bytes(pickle.dumps(spec))
+    code = (
+        "import pickle, sys, forge.cli, forge.server, forge.serving\n"
+        "from forge.engine import Engine\nfrom forge.gate import Gate\nfrom forge.tokenstore import MemoryTokenStore\n"
+        "spec = pickle.loads(open(sys.argv[1], 'rb').read())\n"
+        "forge.server.build_server(Engine([spec], gate=Gate(MemoryTokenStore())))\n"
+        "print(','.join(sorted(m for m in ('httpx', 'jsonschema', 'yaml') if m in sys.modules)))"
+    )
+    run = subprocess.run([sys.executable, "-c", code, str(tmp_path / "spec.pickle")], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == ""
 
 

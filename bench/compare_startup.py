@@ -75,12 +75,13 @@ def forge_tools(path: Path) -> list[dict[str, Any]]:
     """forge's tools array for `path`, computed in process (untimed), for the size details."""
     from forge.engine import Engine
     from forge.gate import Gate
+    from forge.listing import tool_definitions
     from forge.loading import load_spec
     from forge.openapi import OpenAPIOptions
-    from forge.server import tool_definitions
     from forge.tokenstore import MemoryTokenStore
 
-    return tool_definitions(Engine([load_spec(path, OpenAPIOptions())], gate=Gate(MemoryTokenStore())))
+    engine = Engine([load_spec(path, OpenAPIOptions())], gate=Gate(MemoryTokenStore()))
+    return tool_definitions(engine.entries.values())
 
 
 def run(names: list[str], runs: int, with_fastmcp: bool = True) -> dict[str, Any]:

@@ -9,6 +9,8 @@ goes first):
   * sdk_noop:     the mcp SDK's own round trip over stdio to a tool that returns at once;
   * forge_inproc: forge's `Engine.call` in this process (no MCP);
   * forge_stdio:  `forge serve bench/fixtures/petstore.json` over stdio;
+  * sdk_bridge:   bench/bridge_server.py, the least an SDK server can do for this call (one
+                  httpx GET, no validation): what the SDK and httpx cost without forge;
   * fastmcp_stdio: FastMCP's OpenAPI server for the same document over stdio.
 Sequential: p50/p99 of `--calls` calls per round. Concurrent: `--concurrency` callers sharing
 one client (one session), `--calls` calls per caller per round, calls/s.
@@ -101,6 +103,9 @@ async def _targets(stack: AsyncExitStack, base_url: str, python: str | None, mod
 
     targets: dict[str, Call] = {"httpx": floor, "forge_inproc": inproc}
     targets["sdk_noop"] = await stdio("sdk_noop", sys.executable, [str(BENCH / "noop_server.py")], "noop", {})
+    targets["sdk_bridge"] = await stdio(
+        "sdk_bridge", sys.executable, [str(BENCH / "bridge_server.py"), base_url], TOOL, ARGS
+    )
     targets["forge_stdio"] = await stdio(
         "forge_stdio", FORGE[0], [*FORGE[1:], "serve", str(PETSTORE), "--base-url", base_url], TOOL, ARGS
     )
@@ -166,12 +171,15 @@ async def _run(calls: int, rounds: int, concurrency: int, with_fastmcp: bool, mo
     results["stdio_floor"] = {"p50_ms": floor_p50, "conc_calls_per_s": floor_rate}
     ratios: dict[str, float] = {
         "forge_stdio_p50_x_floor": t["forge_stdio"]["p50_ms"] / floor_p50,
+        "sdk_bridge_p50_x_floor": t["sdk_bridge"]["p50_ms"] / floor_p50,
+        "forge_stdio_p50_x_sdk_bridge": t["forge_stdio"]["p50_ms"] / t["sdk_bridge"]["p50_ms"],
         "forge_inproc_p50_x_httpx": t["forge_inproc"]["p50_ms"] / t["httpx"]["p50_ms"],
         "forge_stdio_conc_rate_of_floor": t["forge_stdio"]["conc_calls_per_s"] / floor_rate,
         "forge_inproc_conc_rate_of_httpx": t["forge_inproc"]["conc_calls_per_s"] / t["httpx"]["conc_calls_per_s"],
     }
     if "fastmcp_stdio" in t:
         ratios["fastmcp_stdio_p50_x_floor"] = t["fastmcp_stdio"]["p50_ms"] / floor_p50
+        ratios["fastmcp_stdio_p50_x_sdk_bridge"] = t["fastmcp_stdio"]["p50_ms"] / t["sdk_bridge"]["p50_ms"]
         ratios["fastmcp_stdio_conc_rate_of_floor"] = t["fastmcp_stdio"]["conc_calls_per_s"] / floor_rate
     results["ratios"] = ratios
     return results

@@ -84,7 +84,9 @@ def render(info: dict[str, str], startup: dict[str, Any], calls: dict[str, Any],
         f"{calls['concurrency']} concurrent callers sharing one client; protocol mode `{calls['mode']}`. "
         "`httpx`: the same GET made directly in the benchmark's process. `sdk_noop`: the mcp SDK's own stdio "
         "round trip to a tool that returns at once. The stdio floor is httpx + sdk_noop (latencies add; for "
-        "throughput the per-call costs add)."
+        "throughput the per-call costs add). `sdk_bridge`: the least an SDK server can do for this call "
+        "(bench/bridge_server.py: one httpx GET from the server process, no validation), as a reference for "
+        "what the SDK and httpx cost here without forge."
     )
     lines += [
         "",
@@ -130,6 +132,10 @@ def render(info: dict[str, str], startup: dict[str, Any], calls: dict[str, Any],
     fm_rate = f"{r['fastmcp_stdio_conc_rate_of_floor']:.0%}" if "fastmcp_stdio_conc_rate_of_floor" in r else "-"
     x = r["forge_stdio_p50_x_floor"]
     lines.append(f"| stdio tools/call p50 <= 1.15x floor | {x:.2f}x | {fm_p50} | {_mark(x <= 1.15)} |")
+    b = r["sdk_bridge_p50_x_floor"]
+    lines.append(f"| (reference: the SDK bridge, no forge) p50 x floor | {b:.2f}x | | {_mark(b <= 1.15)} |")
+    fm_b = f"{r['fastmcp_stdio_p50_x_sdk_bridge']:.2f}x" if "fastmcp_stdio_p50_x_sdk_bridge" in r else "-"
+    lines.append(f"| (no target) stdio p50 x the SDK bridge | {r['forge_stdio_p50_x_sdk_bridge']:.2f}x | {fm_b} | |")
     x = r["forge_inproc_p50_x_httpx"]
     lines.append(f"| in process p50 <= 1.3x raw httpx | {x:.2f}x | | {_mark(x <= 1.3)} |")
     x = r["forge_stdio_conc_rate_of_floor"]

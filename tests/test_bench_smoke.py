@@ -46,7 +46,7 @@ def test_startup(startup: dict, with_fastmcp: bool) -> None:
 
 
 def test_per_call(calls: dict, with_fastmcp: bool) -> None:
-    names = {"httpx", "sdk_noop", "forge_inproc", "forge_stdio"} | ({"fastmcp_stdio"} if with_fastmcp else set())
+    names = {"httpx", "sdk_noop", "sdk_bridge", "forge_inproc", "forge_stdio"} | ({"fastmcp_stdio"} if with_fastmcp else set())
     assert set(calls["targets"]) == names
     assert all(t["p50_ms"] > 0 for t in calls["targets"].values())
 

@@ -91,6 +91,22 @@ def upstream() -> Iterator[str]:
             process.wait()
 
 
+def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Wait until `url` answers (any status); exit if `process` dies first."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"process for {url} exited with {process.returncode}")
+        try:
+            httpx.get(url, timeout=1)
+            return
+        except httpx.TransportError:
+            time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {url}")
+
+
 def status_kb(pid: int, field: str) -> int:
     """A kB figure (VmRSS, VmHWM, ...) from /proc/PID/status; 0 when it cannot be read (Linux /proc)."""
     try:
@@ -120,6 +136,24 @@ def child_peak_rss_kb(command_contains: bytes | None = None) -> int:
             continue
         peak = max(peak, status_kb(int(entry.name), "VmHWM"))
     return peak
+
+
+def child_cpu_seconds(command_contains: bytes | None) -> float:
+    """User + system CPU seconds of this process's direct children whose command line contains
+    `command_contains` (Linux /proc); 0.0 for None."""
+    if command_contains is None:
+        return 0.0
+    total, me, tick = 0.0, os.getpid(), os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == me and command_contains in (entry / "cmdline").read_bytes():
+                total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -32,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, free_port, status_kb
+from _common import ROOT, free_port, status_kb, wait_http
 
 # --- the upstream (runs in its own process: `load_http.py --upstream PORT`) ---------------
 
@@ -67,21 +67,6 @@ def run_upstream(port: int) -> None:
 
 
 # --- helpers ------------------------------------------------------------------------------
-
-
-def wait_http(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    import httpx
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"process for {url} exited with {process.returncode}")
-        try:
-            httpx.get(url, timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.05)
-    raise SystemExit(f"timed out waiting for {url}")
 
 
 def rss_kib(pid: int) -> int:

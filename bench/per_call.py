@@ -12,7 +12,9 @@ goes first):
   * sdk_bridge:   bench/bridge_server.py, the least an SDK server can do for this call (one
                   httpx GET, no validation): what the SDK and httpx cost without forge;
   * fastmcp_stdio: FastMCP's OpenAPI server for the same document over stdio.
-Sequential: p50/p99 of `--calls` calls per round. Concurrent: `--concurrency` callers sharing
+Sequential: p50/p99 of `--calls` calls per round, and the CPU time per call of this process
+(the client, or everything for in-process targets) and of the stdio server process (from
+/proc, so no profiler distorts it). Concurrent: `--concurrency` callers sharing
 one client (one session), `--calls` calls per caller per round, calls/s.
 The stdio floor is httpx + sdk_noop (latencies add; for throughput, costs per call add).
 """
@@ -34,9 +36,16 @@ from mcp import Client, StdioServerParameters
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import BENCH, FORGE, PETSTORE, fastmcp_python, median, percentile, spread, upstream
+from _common import BENCH, FORGE, PETSTORE, child_cpu_seconds, fastmcp_python, median, percentile, spread, upstream
 
 Call = Callable[[], Awaitable[Any]]
+# How each stdio server's process is found among this process's children, for its CPU time.
+SERVER_COMMAND = {
+    "sdk_noop": b"noop_server.py",
+    "sdk_bridge": b"bridge_server.py",
+    "forge_stdio": b"forge\x00serve",
+    "fastmcp_stdio": b"fastmcp_server.py",
+}
 TOOL, ARGS = "getPetById", {"petId": 1}
 
 
@@ -134,12 +143,17 @@ async def _run(calls: int, rounds: int, concurrency: int, with_fastmcp: bool, mo
                 await _sequential(targets[name], 20)
             seq: dict[str, list[float]] = {n: [] for n in names}
             seq_p50s: dict[str, list[float]] = {n: [] for n in names}
+            client_cpu: dict[str, float] = dict.fromkeys(names, 0.0)
+            server_cpu: dict[str, float] = dict.fromkeys(names, 0.0)
             conc: dict[str, list[float]] = {n: [] for n in names}
             conc_lat: dict[str, list[float]] = {n: [] for n in names}
             for r in range(rounds):
                 order = names[r % len(names) :] + names[: r % len(names)]
                 for name in order:
+                    cpu, server = time.process_time(), child_cpu_seconds(SERVER_COMMAND.get(name))
                     samples = await _sequential(targets[name], calls)
+                    client_cpu[name] += time.process_time() - cpu
+                    server_cpu[name] += child_cpu_seconds(SERVER_COMMAND.get(name)) - server
                     seq[name] += samples
                     seq_p50s[name].append(median(samples))
                 for name in order:
@@ -160,6 +174,8 @@ async def _run(calls: int, rounds: int, concurrency: int, with_fastmcp: bool, mo
             "p50_ms": median(seq[name]) * 1e3,
             "p99_ms": percentile(seq[name], 99) * 1e3,
             "p50_ms_spread": spread([x * 1e3 for x in seq_p50s[name]]),
+            "client_cpu_ms": client_cpu[name] / len(seq[name]) * 1e3,
+            "server_cpu_ms": server_cpu[name] / len(seq[name]) * 1e3 if name in SERVER_COMMAND else None,
             "conc_calls_per_s": median(conc[name]),
             "conc_calls_per_s_spread": spread(conc[name]),
             "conc_p50_ms": median(conc_lat[name]) * 1e3,
@@ -194,12 +210,14 @@ def run(
 def print_table(results: dict[str, Any]) -> None:
     c = results["concurrency"]
     print(
-        f"{'target':14} {'p50 ms':>8} {'p99 ms':>8} {'p50 per round':>15} {f'{c} callers/s':>12} {f'{c}c p99 ms':>10}"
+        f"{'target':14} {'p50 ms':>8} {'p99 ms':>8} {'p50 per round':>15} {'CPU ms: here':>12} {'server':>7} "
+        f"{f'{c} callers/s':>12} {f'{c}c p99 ms':>10}"
     )
     for name, t in results["targets"].items():
+        server = "" if t["server_cpu_ms"] is None else f"{t['server_cpu_ms']:.2f}"
         print(
-            f"{name:14} {t['p50_ms']:8.3f} {t['p99_ms']:8.3f} {t['p50_ms_spread']:>15} "
-            f"{t['conc_calls_per_s']:12.0f} {t['conc_p99_ms']:10.2f}"
+            f"{name:14} {t['p50_ms']:8.3f} {t['p99_ms']:8.3f} {t['p50_ms_spread']:>15} {t['client_cpu_ms']:12.2f} "
+            f"{server:>7} {t['conc_calls_per_s']:12.0f} {t['conc_p99_ms']:10.2f}"
         )
     f = results["stdio_floor"]
     print(f"{'stdio floor':14} {f['p50_ms']:8.3f} {'':8} {'':15} {f['conc_calls_per_s']:12.0f}")

@@ -90,16 +90,17 @@ def render(info: dict[str, str], startup: dict[str, Any], calls: dict[str, Any],
     )
     lines += [
         "",
-        f"| target | p50 ms | p99 ms | p50 per round | {calls['concurrency']} callers: calls/s | {calls['concurrency']} callers: p99 ms |",
-        "|---|---|---|---|---|---|",
+        f"| target | p50 ms | p99 ms | p50 per round | CPU ms per call: client (or in process) | CPU ms per call: server | {calls['concurrency']} callers: calls/s | {calls['concurrency']} callers: p99 ms |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name, t in calls["targets"].items():
+        server = "" if t["server_cpu_ms"] is None else f"{t['server_cpu_ms']:.2f}"
         lines.append(
-            f"| {name} | {t['p50_ms']:.2f} | {t['p99_ms']:.2f} | {t['p50_ms_spread']} | "
-            f"{t['conc_calls_per_s']:.0f} | {t['conc_p99_ms']:.1f} |"
+            f"| {name} | {t['p50_ms']:.2f} | {t['p99_ms']:.2f} | {t['p50_ms_spread']} | {t['client_cpu_ms']:.2f} | "
+            f"{server} | {t['conc_calls_per_s']:.0f} | {t['conc_p99_ms']:.1f} |"
         )
     f = calls["stdio_floor"]
-    lines.append(f"| stdio floor | {f['p50_ms']:.2f} | | | {f['conc_calls_per_s']:.0f} | |")
+    lines.append(f"| stdio floor | {f['p50_ms']:.2f} | | | | | {f['conc_calls_per_s']:.0f} | |")
     if http:
         lines += ["", "## Over Streamable HTTP (bench/load_http.py, forge only)", ""]
         lines.append(

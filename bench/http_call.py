@@ -1,9 +1,10 @@
 """Latency of one `tools/call` over Streamable HTTP for any spec or document, nothing sent upstream.
 
-    .venv/bin/python bench/http_call.py DOC TOOL '{"arg": "value"}' [--calls 50] [--mode auto|legacy]
+    .venv/bin/python bench/http_call.py DOC TOOL '{"arg": "value"}' [--calls 50] [--mode auto|legacy] [serve options]
 
 Starts `forge serve DOC --http 127.0.0.1:<free port> --dry-run` (dry run: each call is
-validated and rendered, never sent), connects one `mcp.Client`, lists the tools once, then
+validated and rendered, never sent; options it does not know go to `forge serve`), connects
+one `mcp.Client`, lists the tools (every page), then
 times `--calls` sequential calls and prints p50 and max. It shows what the size of a spec
 costs each call: the SDK's 2026-07-28 HTTP path checks `Mcp-Param-*` headers against the
 called tool's input schema, and before forge handed it a direct lookup it ran the whole
@@ -33,7 +34,9 @@ STATE = Path(__file__).resolve().parents[1] / ".bench" / "state"
 
 async def _measure(url: str, tool: str, arguments: dict[str, object], calls: int, mode: str) -> list[float]:
     async with Client(url, mode=mode, cache=None) as client:  # type: ignore[arg-type]
-        await client.list_tools()
+        cursor = (await client.list_tools()).next_cursor
+        while cursor is not None:
+            cursor = (await client.list_tools(cursor=cursor)).next_cursor
         samples = []
         for _ in range(calls):
             started = time.perf_counter()
@@ -51,10 +54,10 @@ def main() -> int:
     parser.add_argument("arguments", nargs="?", default="{}")
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--mode", default="auto", choices=["auto", "legacy"])
-    args = parser.parse_args()
+    args, serve_options = parser.parse_known_args()
     port = free_port()
     env = {**os.environ, "FORGE_STATE_DIR": str(STATE)}
-    command = [*FORGE, "serve", str(args.document), "--http", f"127.0.0.1:{port}", "--dry-run"]
+    command = [*FORGE, "serve", str(args.document), "--http", f"127.0.0.1:{port}", "--dry-run", *serve_options]
     server = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
     try:
         wait_http(f"http://127.0.0.1:{port}/healthz", server)

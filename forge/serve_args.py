@@ -8,6 +8,7 @@ loads the SDK.
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 import os
 from dataclasses import dataclass
@@ -58,6 +59,18 @@ def add_serve_arguments(parser: Any) -> None:
         "asked) or auto (each spec's 'confirm' setting; token when unset)",
     )
     group.add_argument("--audit", metavar="PATH", help="append one JSON line per write sent to PATH ('-': stderr)")
+    group.add_argument(
+        "--tools-per-page",
+        type=_positive,
+        metavar="N",
+        help="answer tools/list in pages of N tools (clients follow nextCursor); default: all at once",
+    )
+
+
+def _positive(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"wants a whole number of at least 1, got {text!r}")
+    return int(text)
 
 
 def parse_bind(text: str) -> tuple[str, int]:

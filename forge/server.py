@@ -22,20 +22,21 @@ from mcp.server.lowlevel import Server
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.server.stdio import stdio_server
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.shared.exceptions import NoBackChannelError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp_types.jsonrpc import INVALID_PARAMS
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from sse_starlette.sse import AppStatus
 
 from forge import __version__
 from forge.engine import Engine, Entry, Prepared
 from forge.errors import GateError
-from forge.listing import tool_definitions
+from forge.listing import tool_definitions, tools_page
 from forge.results import Outcome, describe_request, error
 from forge.spec import Spec, Tool
 
 __all__ = [
     "CallCounter",
-    "CallPolicy",
+    "ServePolicy",
     "build_server",
     "end_streams",
     "hold_streams_on_signal",
@@ -69,7 +70,7 @@ def build_server(
     *,
     name: str | None = None,
     instructions: str | None = None,
-    policy: CallPolicy | None = None,
+    policy: ServePolicy | None = None,
     counter: CallCounter | None = None,
 ) -> Server[Any]:
     """An MCP server answering `tools/list` and `tools/call` for `engine`.
@@ -79,9 +80,10 @@ def build_server(
             spec's `confirm` setting (token when unset) with no limits, as on stdio.
         counter: counts the calls running (for graceful shutdown).
     """
+    policy = policy or ServePolicy()
     tools = tool_definitions(engine.entries.values())
     input_schemas = {tool["name"]: tool["inputSchema"] for tool in tools}
-    caller = _Caller(engine, policy or CallPolicy(), counter)
+    caller = _Caller(engine, policy, counter)
 
     # The answer as wire-form JSON values, built once (forge.listing), in the envelope the
     # SDK's own model fills in (cache hints, result type). The SDK validates it against the
@@ -90,7 +92,11 @@ def build_server(
     envelope = types.ListToolsResult(tools=[]).model_dump(by_alias=True, mode="json", exclude_none=True)
 
     async def on_list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams) -> dict[str, Any]:
-        return {**envelope, "tools": tools}
+        try:
+            page, cursor = tools_page(tools, params.cursor, policy.tools_per_page)
+        except ValueError as exc:
+            raise MCPError(code=INVALID_PARAMS, message=str(exc)) from None
+        return {**envelope, "tools": page} | ({"nextCursor": cursor} if cursor is not None else {})
 
     async def on_call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
@@ -147,8 +153,8 @@ class CallCounter:
 
 
 @dataclass(frozen=True, slots=True)
-class CallPolicy:
-    """How `tools/call` is confirmed and limited.
+class ServePolicy:
+    """How tools are listed, and how `tools/call` is confirmed and limited.
 
     Attributes:
         confirm: `token` (preview + token), `elicit` (ask the person through elicitation,
@@ -158,11 +164,14 @@ class CallPolicy:
             clear error (nothing is sent). None: no limit.
         passthrough: read per-request credentials from the HTTP request's headers for
             specs that opt in (`credential_passthrough`).
+        tools_per_page: tools per `tools/list` answer, the rest behind `nextCursor`
+            (None: all in one answer).
     """
 
     confirm: ConfirmSetting = "auto"
     max_concurrent_calls: int | None = None
     passthrough: bool = False
+    tools_per_page: int | None = None
 
 
 def _accepted(answer: Any) -> bool | None:
@@ -184,7 +193,7 @@ def _needed_variables(spec: Spec, tool: Tool) -> set[str]:
 class _Caller:
     """One `tools/call`: validate, render, confirm (token or elicitation), send once."""
 
-    def __init__(self, engine: Engine, policy: CallPolicy, counter: CallCounter | None = None) -> None:
+    def __init__(self, engine: Engine, policy: ServePolicy, counter: CallCounter | None = None) -> None:
         self.engine = engine
         self.policy = policy
         self.counter = counter or CallCounter()
@@ -382,7 +391,7 @@ def _instructions(engine: Engine) -> str | None:
     return "\n\n".join(parts) or None
 
 
-async def _serve_stdio(engine: Engine, policy: CallPolicy | None = None) -> None:
+async def _serve_stdio(engine: Engine, policy: ServePolicy | None = None) -> None:
     server = build_server(engine, policy=policy)
     try:
         async with stdio_server() as (read_stream, write_stream):
@@ -391,7 +400,7 @@ async def _serve_stdio(engine: Engine, policy: CallPolicy | None = None) -> None
         await engine.aclose()
 
 
-def serve_stdio(engine: Engine, policy: CallPolicy | None = None) -> None:
+def serve_stdio(engine: Engine, policy: ServePolicy | None = None) -> None:
     """Serve MCP on stdin/stdout until the client closes the stream."""
     log.info("forge: serving %d tools over stdio", len(engine.entries))
     anyio.run(_serve_stdio, engine, policy)

@@ -35,7 +35,7 @@ from forge.serve_args import (
     is_loopback,
     parse_bind,
 )
-from forge.server import CallCounter, CallPolicy, build_server, end_streams, hold_streams_on_signal, http_app
+from forge.server import CallCounter, ServePolicy, build_server, end_streams, hold_streams_on_signal, http_app
 from forge.spec import Spec
 
 __all__ = [
@@ -231,7 +231,7 @@ class _Lifespan:
 
 
 def build_http_app(
-    engine: Engine, policy: CallPolicy, options: HttpOptions, stopping: Callable[[], bool] = lambda: False
+    engine: Engine, policy: ServePolicy, options: HttpOptions, stopping: Callable[[], bool] = lambda: False
 ) -> ASGIApp:
     """The whole ASGI app `forge serve --http` runs; `stopping` says when shutdown has begun."""
     counter = CallCounter()
@@ -240,7 +240,7 @@ def build_http_app(
     return Guard(_Lifespan(inner, engine, counter, stopping), options, _readiness(engine))
 
 
-def serve_http(engine: Engine, policy: CallPolicy, options: HttpOptions) -> None:
+def serve_http(engine: Engine, policy: ServePolicy, options: HttpOptions) -> None:
     """Serve until SIGINT/SIGTERM; in-flight calls finish first (up to `shutdown_timeout`).
 
     On the signal uvicorn stops accepting connections; calls already running complete and
@@ -279,11 +279,12 @@ def serve_http(engine: Engine, policy: CallPolicy, options: HttpOptions) -> None
 # --- the `forge serve` command line ------------------------------------------------------
 
 
-def serve_policy(args: Any) -> CallPolicy:
-    return CallPolicy(
+def serve_policy(args: Any) -> ServePolicy:
+    return ServePolicy(
         confirm=args.confirm,
         max_concurrent_calls=args.max_concurrent_calls if args.http else None,
         passthrough=bool(args.http),
+        tools_per_page=args.tools_per_page,
     )
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from forge.engine import Engine
 from forge.gate import Gate
-from forge.listing import tool_definitions
+from forge.listing import tool_definitions, tools_page
 from forge.loading import find_specs, load_spec
 from forge.openapi import OpenAPIOptions
 from forge.tokenstore import MemoryTokenStore
@@ -41,3 +41,26 @@ def test_a_write_tool_declares_confirm_and_destructive_annotations() -> None:
         "idempotentHint": False,
         "openWorldHint": True,
     }
+
+
+TOOLS = [{"name": f"t{n}"} for n in range(7)]
+
+
+def test_pages_cover_every_tool_once_in_order_and_the_last_has_no_cursor() -> None:
+    seen, cursor = [], None
+    for _ in range(10):
+        page, cursor = tools_page(TOOLS, cursor, 3)
+        seen += page
+        if cursor is None:
+            break
+    assert seen == TOOLS
+
+
+def test_without_a_page_size_everything_comes_at_once() -> None:
+    assert tools_page(TOOLS, None, None) == (TOOLS, None)
+
+
+@pytest.mark.parametrize("cursor", ["abc", "-1", "7", "99", "2", "\u00b2", ""])
+def test_a_cursor_this_listing_never_handed_out_is_refused(cursor: str) -> None:
+    with pytest.raises(ValueError, match="invalid cursor"):
+        tools_page(TOOLS, cursor, 3)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from forge.engine import Engine
 from forge.gate import Gate
 from forge.listing import tool_definitions
 from forge.schema import input_schema
-from forge.server import build_server
+from forge.server import ServePolicy, build_server
 from forge.spec import Binding, Param, RestRequest, Spec, Tool, Transport
 from forge.tokenstore import MemoryTokenStore
 
@@ -64,3 +65,15 @@ def test_input_schemas_are_looked_up_directly_not_by_running_the_listing_per_cal
     assert server.get_tool_input_schema is not None
     assert server.get_tool_input_schema("create_pet") == input_schema(SPEC.tools[0])
     assert server.get_tool_input_schema("no_such_tool") is None
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_a_paged_listing_refuses_a_made_up_cursor_with_an_mcp_error(mode: str) -> None:
+    engine = Engine([SPEC], gate=Gate(MemoryTokenStore()), env={})
+    async with Client(build_server(engine, policy=ServePolicy(tools_per_page=1)), mode=mode) as client:
+        first = await client.list_tools()
+        with pytest.raises(MCPError, match="invalid cursor"):
+            await client.list_tools(cursor="12")
+        result = await client.call_tool("create_pet", {"name": "Rex"})
+    assert [t.name for t in first.tools] == ["create_pet"] and first.next_cursor is None
+    assert not result.is_error  # the server kept serving

@@ -88,3 +88,42 @@ def test_healthz_answers_and_readyz_reports_the_specs_and_the_token_store(tmp_pa
     assert health.status_code == 200 and health.json() == {"status": "ok"}
     assert ready.status_code == 200
     assert ready.json() == {"ready": True, "specs": ["acme"], "tools": 2, "token_store": "ok"}
+
+
+def _big_spec(url: str, tools: int) -> dict[str, object]:
+    """A spec whose tools/list answer is over 1 MiB (the SDK client's SSE event limit)."""
+    words = "Returns the widget with every field the API documents, as the API sends it. " * 60
+    return {
+        "name": "widgets",
+        "transport": {"kind": "rest", "url": url},
+        "tools": [
+            {
+                "name": f"get_widget_{n}",
+                "description": f"Widget {n}. {words}",
+                "params": [{"name": "id", "type": "string", "required": True, "description": words}],
+                "request": {"method": "GET", "path": "/widgets/{id}"},
+            }
+            for n in range(tools)
+        ],
+    }
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_listing_over_a_mebibyte_is_answered_in_pages_the_sdk_client_follows(
+    tmp_path: Path, upstream: Upstream, mode: str
+) -> None:
+    spec = write_spec(tmp_path, _big_spec(upstream.url, 120))
+    assert spec.stat().st_size > 1024 * 1024
+    with forge_serve([spec], tmp_path, "--tools-per-page", "25") as forge:
+        async with connect(forge.url, mode) as client:
+            names, cursor, pages = [], None, 0
+            while True:
+                page = await client.list_tools(cursor=cursor)
+                names += [t.name for t in page.tools]
+                pages += 1
+                if (cursor := page.next_cursor) is None:
+                    break
+            read = await client.call_tool("get_widget_119", {"id": "7"})
+    assert names == [f"get_widget_{n}" for n in range(120)]
+    assert pages == 5
+    assert not read.is_error

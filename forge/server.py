@@ -33,6 +33,7 @@ from forge.errors import GateError
 from forge.listing import tool_definitions, tools_page
 from forge.results import Outcome, describe_request, error
 from forge.spec import Spec, Tool
+from forge.stdio import event_loop_stdio
 
 __all__ = [
     "CallCounter",
@@ -394,7 +395,7 @@ def _instructions(engine: Engine) -> str | None:
 async def _serve_stdio(engine: Engine, policy: ServePolicy | None = None) -> None:
     server = build_server(engine, policy=policy)
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with event_loop_stdio() as pipes, stdio_server(*(pipes or (None, None))) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await engine.aclose()

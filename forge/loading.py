@@ -18,7 +18,7 @@ from forge.errors import SpecError
 from forge.issues import Issue
 from forge.openapi import OpenAPIOptions, compile_curated, compile_document, is_openapi
 from forge.spec import Spec
-from forge.specfile import compile_spec, shape_issues
+from forge.specfile import compile_spec, shape_issues, undeclared_writes
 
 __all__ = ["find_specs", "inspect_spec", "load_spec", "read_document"]
 
@@ -64,7 +64,7 @@ def _compile(path: Path, options: OpenAPIOptions) -> tuple[Spec, list[Issue]]:
     if "openapi" in document:
         source = path.parent / document["openapi"]
         return compile_curated(document, read_document(source), path=path, document_path=source, options=options)
-    return compile_spec(document, path), []
+    return compile_spec(document, path), undeclared_writes(document, str(path))
 
 
 def inspect_spec(

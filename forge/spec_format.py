@@ -133,7 +133,13 @@ SPEC_SCHEMA: dict[str, Any] = {
                 "name": _NAME,
                 "description": {"type": "string", "minLength": 1},
                 "params": {"type": "array", "items": {"$ref": "#/$defs/param"}},
-                "write": {"type": "boolean"},
+                "write": {
+                    "type": "boolean",
+                    "description": (
+                        "Held until confirmed when true. Required (true or false) when the request can "
+                        "change data: a method other than GET, HEAD or OPTIONS, or a GraphQL mutation."
+                    ),
+                },
                 "request": {"$ref": "#/$defs/request"},
                 "query": {"type": "string", "description": "A GraphQL document holding one operation."},
                 "variables": {"type": "array", "items": {"type": "string"}},

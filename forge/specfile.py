@@ -7,7 +7,7 @@ the tool and the field; only a document that passes is compiled.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # jsonschema loads when a spec file is first checked
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
 
-__all__ = ["compile_spec", "compile_transport", "serving_fields", "shape_issues"]
+__all__ = ["compile_spec", "compile_transport", "serving_fields", "shape_issues", "undeclared_writes"]
 
 
 @lru_cache(maxsize=1)
@@ -99,6 +99,43 @@ def shape_issues(raw: Any, file: str) -> list[Issue]:
         for leaf in _leaf_errors(error):
             issues.append(Issue(file, _describe(leaf), _tool_label(raw, list(leaf.absolute_path))))
     return list(dict.fromkeys(issues))
+
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def undeclared_writes(raw: Mapping[str, Any], file: str) -> list[Issue]:
+    """Tools of a shape-valid spec whose request can change data but that do not say whether
+    they are writes.
+
+    `write` defaults to false, and a tool that is not a write is sent on its first call, so
+    a request that can change data (a REST method other than GET, HEAD or OPTIONS, a
+    GraphQL mutation) must say either way: a forgotten flag must not skip the gate.
+    """
+    return [Issue(file, message, tool, "write-declared") for tool, message in _undeclared(raw["tools"])]
+
+
+def _undeclared(tools: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
+    for tool in tools:
+        if "write" in tool:
+            continue
+        if "request" in tool:
+            method = tool["request"]["method"]
+            if method in _SAFE_METHODS:
+                continue
+            what = f"{method} can change data"
+        else:
+            from forge.graphql import operation_info  # graphql-core only for GraphQL specs
+
+            info = operation_info(tool["query"])
+            if info is None or info.kind != "mutation":
+                continue
+            what = "a GraphQL mutation can change data"
+        yield (
+            str(tool["name"]),
+            f'{what}: say whether this tool is a write ("write": true holds each call until it is '
+            'confirmed; "write": false sends it at once)',
+        )
 
 
 def _auth(raw: Mapping[str, Any] | None) -> tuple[Auth, ...]:

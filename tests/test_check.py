@@ -57,7 +57,8 @@ def test_a_path_param_must_be_required(tmp_path: Path) -> None:
 
 
 def test_query_and_body_mappings_must_name_params(tmp_path: Path) -> None:
-    tool = rest_tool(request={"method": "POST", "path": "/items/{id}", "query": {"q": "qq"}, "body": {"n": "name"}})
+    request = {"method": "POST", "path": "/items/{id}", "query": {"q": "qq"}, "body": {"n": "name"}}
+    tool = rest_tool(request=request, write=True)
     assert problems(tmp_path, spec_with(tool)) == [
         "acme.json: tool get_item: query field 'q' maps to 'qq', which is not a parameter",
         "acme.json: tool get_item: body field 'n' maps to 'name', which is not a parameter",
@@ -156,3 +157,34 @@ def test_a_spec_whose_graphql_schema_file_is_missing_is_served_but_not_checked(t
     path.write_text(json.dumps(document), encoding="utf-8")
     assert [i.check for i in inspect_spec(path)[1]] == ["graphql-schema-file"]
     assert load_spec(path).tools[0].name == "q"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+def test_a_request_that_can_change_data_must_say_whether_it_is_a_write(tmp_path: Path, method: str) -> None:
+    tool = rest_tool(request={"method": method, "path": "/items/{id}"})
+    assert problems(tmp_path, spec_with(tool)) == [
+        f"acme.json: tool get_item: {method} can change data: say whether this tool is a write "
+        '("write": true holds each call until it is confirmed; "write": false sends it at once)'
+    ]
+
+
+@pytest.mark.parametrize("write", [True, False])
+def test_a_post_that_says_what_it_is_passes(tmp_path: Path, write: bool) -> None:
+    tool = rest_tool(request={"method": "POST", "path": "/search/{id}"}, write=write)
+    assert problems(tmp_path, spec_with(tool)) == []
+
+
+def test_a_graphql_mutation_must_say_whether_it_is_a_write_and_a_query_need_not(tmp_path: Path) -> None:
+    def graphql_tool(name: str, document: str) -> dict[str, Any]:
+        return {"name": name, "description": "d", "query": document}
+
+    spec = spec_with(
+        graphql_tool("cancel", "mutation Cancel { cancel { ok } }"),
+        graphql_tool("shop", "query Shop { shop { name } }"),
+        graphql_tool("lookup", "mutation Lookup { lookup { dates } }") | {"write": False},
+        transport={"kind": "graphql", "url": "https://api.test/graphql"},
+    )
+    assert problems(tmp_path, spec) == [
+        "acme.json: tool cancel: a GraphQL mutation can change data: say whether this tool is a write "
+        '("write": true holds each call until it is confirmed; "write": false sends it at once)'
+    ]

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -84,7 +85,12 @@ def write_spec(tmp_path: Path, spec: dict[str, Any]) -> Path:
 
 @asynccontextmanager
 async def serve(
-    tmp_path: Path, spec_path: Path, mode: str, *extra: str, env: dict[str, str] | None = None
+    tmp_path: Path,
+    spec_path: Path,
+    mode: str,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    elicit: Any = None,
 ) -> AsyncIterator[Client]:
     environment = {
         "PATH": os.environ.get("PATH", ""),
@@ -96,7 +102,8 @@ async def serve(
         command=sys.executable, args=["-m", "forge", "serve", str(spec_path), *extra], env=environment
     )
     with open(tmp_path / "stderr.log", "w", encoding="utf-8") as errlog:
-        async with Client(stdio_client(params, errlog=errlog), mode=mode) as client:  # type: ignore[arg-type]
+        transport = stdio_client(params, errlog=errlog)
+        async with Client(transport, mode=mode, elicitation_callback=elicit) as client:  # type: ignore[arg-type]
             yield client
 
 
@@ -303,3 +310,33 @@ async def test_list_json_prints_exactly_the_tools_serve_answers_and_instructions
     assert json.loads(listed.stdout) == served
     assert instructions is not None and instructions.startswith("Acme's item API.")
     assert "confirm=<token>" in instructions
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+@pytest.mark.parametrize("mode", MODES)
+async def test_confirmation_by_elicitation_works_over_stdio(
+    tmp_path: Path, upstream: Upstream, mode: str, answer: str
+) -> None:
+    # The server asks the client mid-call (a server-to-client request in the handshake
+    # era, an input-required round in 2026-07-28) while it goes on reading stdin.
+    asked: list[str] = []
+
+    async def person(ctx: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        assert upstream.received == []  # nothing is sent while the person looks
+        if answer == "accept":
+            return types.ElicitResult(action="accept", content={"send": True})
+        return types.ElicitResult(action="decline")
+
+    spec = write_spec(tmp_path, acme_spec(upstream.url))
+    async with serve(tmp_path, spec, mode, "--confirm", "elicit", elicit=person) as client:
+        result = await client.call_tool("rename_item", {"id": "7", "name": "lamp"})
+    [question] = asked
+    assert f"PATCH {upstream.url}/items/7" in question
+    if answer == "accept":
+        assert not result.is_error, text(result)
+        [sent] = upstream.received
+        assert sent.method == "PATCH" and sent.json() == {"name": "lamp"}
+    else:
+        assert result.is_error and "declined; nothing was sent" in text(result)
+        assert upstream.received == []

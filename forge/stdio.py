@@ -92,9 +92,12 @@ def _divert(fd: int, replacement: int) -> int:
 
 
 def _restore(fd: int, private: int) -> None:
+    """Point `fd` back at its file (blocking again, as it was) and drop the private descriptor."""
     with suppress(OSError):
         os.set_blocking(private, True)
         os.dup2(private, fd)
+    with suppress(OSError):
+        os.close(private)
 
 
 @asynccontextmanager
@@ -113,18 +116,26 @@ async def event_loop_stdio() -> AsyncIterator[tuple[LineReader, LineWriter] | No
         os.close(devnull)
     private_out = _divert(1, 2)
     loop = asyncio.get_running_loop()
-    stdin: BinaryIO = os.fdopen(private_in, "rb", buffering=0)
-    stdout: BinaryIO = os.fdopen(private_out, "wb", buffering=0)
     reader = asyncio.StreamReader(limit=MAX_LINE)
-    read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-    write_transport, write_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
+    try:
+        stdin: BinaryIO = os.fdopen(private_in, "rb", buffering=0, closefd=False)
+        stdout: BinaryIO = os.fdopen(private_out, "wb", buffering=0, closefd=False)
+        read_transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        write_transport, write_protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, stdout)
+    except (OSError, ValueError):  # a descriptor the event loop cannot watch: the SDK's own streams
+        _restore(0, private_in)
+        _restore(1, private_out)
+        yield None
+        return
     writer = asyncio.StreamWriter(write_transport, write_protocol, None, loop)
     try:
         yield LineReader(reader), LineWriter(writer)
     finally:
-        with suppress(OSError, RuntimeError, ConnectionError):
-            await writer.drain()
-        _restore(0, private_in)  # before the transports close the private descriptors
-        _restore(1, private_out)
-        read_transport.close()
-        write_transport.close()
+        try:
+            with suppress(OSError, RuntimeError, ConnectionError):
+                await writer.drain()
+        finally:
+            read_transport.close()
+            write_transport.close()
+            _restore(0, private_in)
+            _restore(1, private_out)

@@ -64,7 +64,8 @@ def _compile(path: Path, options: OpenAPIOptions) -> tuple[Spec, list[Issue]]:
     if "openapi" in document:
         source = path.parent / document["openapi"]
         return compile_curated(document, read_document(source), path=path, document_path=source, options=options)
-    return compile_spec(document, path), undeclared_writes(document, str(path))
+    spec = compile_spec(document, path)
+    return spec, undeclared_writes(document, spec, str(path))
 
 
 def inspect_spec(

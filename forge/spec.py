@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_MAX_RESPONSE_CHARS",
     "DEFAULT_TIMEOUT",
     "PATH_PLACEHOLDER",
+    "WRITE_METHODS",
     "Annotations",
     "Auth",
     "AuthKind",
@@ -33,6 +34,7 @@ __all__ = [
 ]
 
 PATH_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")  # `{name}` in a path template
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})  # HTTP methods that can change data
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MAX_RESPONSE_CHARS = 20_000
@@ -109,6 +111,10 @@ class RestRequest:
     def bindings(self) -> tuple[Binding, ...]:
         return self.path_params + self.query + self.headers + self.cookies + self.body
 
+    @property
+    def changes_data(self) -> bool:
+        return self.method in WRITE_METHODS
+
 
 @dataclass(frozen=True, slots=True)
 class GraphQLOperation:
@@ -118,6 +124,10 @@ class GraphQLOperation:
     variables: tuple[str, ...]
     operation_name: str | None = None
     operation_type: str = "query"
+
+    @property
+    def changes_data(self) -> bool:
+        return self.operation_type == "mutation"
 
 
 @dataclass(frozen=True, slots=True)

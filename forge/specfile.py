@@ -7,7 +7,7 @@ the tool and the field; only a document that passes is compiled.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,41 +101,29 @@ def shape_issues(raw: Any, file: str) -> list[Issue]:
     return list(dict.fromkeys(issues))
 
 
-_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
-def undeclared_writes(raw: Mapping[str, Any], file: str) -> list[Issue]:
-    """Tools of a shape-valid spec whose request can change data but that do not say whether
-    they are writes.
+def undeclared_writes(raw: Mapping[str, Any], spec: Spec, file: str) -> list[Issue]:
+    """Tools of a compiled forge spec whose request can change data but whose entry in the
+    document (`raw`) does not say whether they are writes.
 
     `write` defaults to false, and a tool that is not a write is sent on its first call, so
-    a request that can change data (a REST method other than GET, HEAD or OPTIONS, a
-    GraphQL mutation) must say either way: a forgotten flag must not skip the gate.
+    a request that can change data (POST, PUT, PATCH, DELETE, a GraphQL mutation) must say
+    either way: a forgotten flag must not skip the gate.
     """
-    return [Issue(file, message, tool, "write-declared") for tool, message in _undeclared(raw["tools"])]
-
-
-def _undeclared(tools: list[Mapping[str, Any]]) -> Iterator[tuple[str, str]]:
-    for tool in tools:
-        if "write" in tool:
-            continue
-        if "request" in tool:
-            method = tool["request"]["method"]
-            if method in _SAFE_METHODS:
-                continue
-            what = f"{method} can change data"
-        else:
-            from forge.graphql import operation_info  # graphql-core only for GraphQL specs
-
-            info = operation_info(tool["query"])
-            if info is None or info.kind != "mutation":
-                continue
-            what = "a GraphQL mutation can change data"
-        yield (
-            str(tool["name"]),
-            f'{what}: say whether this tool is a write ("write": true holds each call until it is '
-            'confirmed; "write": false sends it at once)',
+    return [
+        Issue(
+            file,
+            f"{_what(tool.request)} can change data: say whether this tool is a write "
+            '("write": true holds each call until it is confirmed; "write": false sends it at once)',
+            tool.name,
+            "write-declared",
         )
+        for entry, tool in zip(raw["tools"], spec.tools, strict=True)
+        if "write" not in entry and tool.request.changes_data
+    ]
+
+
+def _what(request: RestRequest | GraphQLOperation) -> str:
+    return request.method if isinstance(request, RestRequest) else "a GraphQL mutation"
 
 
 def _auth(raw: Mapping[str, Any] | None) -> tuple[Auth, ...]:

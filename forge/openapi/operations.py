@@ -18,12 +18,11 @@ from forge.openapi.params import (
 from forge.openapi.refs import RefError, Resolver
 from forge.openapi.schemas import Converter, describe
 from forge.openapi.security import SecurityMap
-from forge.spec import Annotations, Binding, BodyEncoding, Param, RestRequest, Tool
+from forge.spec import WRITE_METHODS, Annotations, Binding, BodyEncoding, Param, RestRequest, Tool
 
 __all__ = ["METHODS", "Operation", "ToolBuilder", "iter_operations"]
 
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"})
 _TOOL_DESCRIPTION_LIMIT = 1_200
 
@@ -98,7 +97,7 @@ class ToolBuilder:
             if body is not None:
                 encoding = body.encoding
         flag = op.get("x-forge-write")
-        write = flag if isinstance(flag, bool) else operation.method in WRITES
+        write = flag if isinstance(flag, bool) else operation.method in WRITE_METHODS
         reserved = {"confirm"} if write else set()
         body_arg = None
         if body is not None:

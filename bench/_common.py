@@ -118,24 +118,28 @@ def status_kb(pid: int, field: str) -> int:
     return 0
 
 
-def child_peak_rss_kb(command_contains: bytes | None = None) -> int:
-    """Peak RSS (VmHWM, kB) of this process's direct children, the largest one (Linux /proc);
-    with `command_contains`, only children whose command line contains it."""
-    peak = 0
+def _children(command_contains: bytes | None) -> Iterator[tuple[int, list[str]]]:
+    """(pid, /proc/PID/stat fields after the command name) of this process's direct children
+    (Linux /proc); with `command_contains`, only those whose command line contains it."""
     me = os.getpid()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
-            if int(stat.rsplit(")", 1)[1].split()[1]) != me:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) != me:
                 continue
             if command_contains is not None and command_contains not in (entry / "cmdline").read_bytes():
                 continue
         except (OSError, ValueError, IndexError):
             continue
-        peak = max(peak, status_kb(int(entry.name), "VmHWM"))
-    return peak
+        yield int(entry.name), fields
+
+
+def child_peak_rss_kb(command_contains: bytes | None = None) -> int:
+    """Peak RSS (VmHWM, kB) of this process's direct children, the largest one (Linux /proc);
+    with `command_contains`, only children whose command line contains it."""
+    return max((status_kb(pid, "VmHWM") for pid, _ in _children(command_contains)), default=0)
 
 
 def child_cpu_seconds(command_contains: bytes | None) -> float:
@@ -143,17 +147,8 @@ def child_cpu_seconds(command_contains: bytes | None) -> float:
     `command_contains` (Linux /proc); 0.0 for None."""
     if command_contains is None:
         return 0.0
-    total, me, tick = 0.0, os.getpid(), os.sysconf("SC_CLK_TCK")
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == me and command_contains in (entry / "cmdline").read_bytes():
-                total += (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
+    tick = os.sysconf("SC_CLK_TCK")
+    return sum((int(fields[11]) + int(fields[12])) / tick for _, fields in _children(command_contains))
 
 
 def percentile(values: Sequence[float], q: float) -> float:
